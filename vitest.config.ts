@@ -1,0 +1,9 @@
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    include: ['engine/**/*.test.ts', 'api/**/*.test.ts', 'operator/**/*.test.ts', 'cli/**/*.test.ts', 'test/**/*.test.ts', 'loadtest/**/*.test.ts'],
+    testTimeout: 30_000,
+    pool: 'forks',
+  },
+});
