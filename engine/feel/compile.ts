@@ -1,0 +1,106 @@
+// Turning one FEEL source into a compiled object: parse it once with feelin
+// (rejecting syntax errors), attach the fast closure when the source is in
+// the fast slice, and otherwise evaluate through feelin. feelin exposes no
+// way to interpret a tree it has already parsed, so the feelin fallback
+// re-parses on each evaluation; the fast path is what makes the common
+// shapes cheap. Evaluation never throws.
+import { evaluate as feelinEvaluate, parseExpression, parseUnaryTests, unaryTest as feelinUnaryTest } from 'feelin';
+import { compileFastExpression, compileFastUnaryTests, type FastExpression, type FastUnaryTests } from './fast-path.ts';
+import { syntaxErrorIn } from './syntax-error.ts';
+import type { CompiledFeel, CompiledUnaryTests, FeelContext, FeelResult } from './types.ts';
+
+/** A compiled expression; `fast` tells whether evaluation skips feelin for ordinary contexts. */
+export interface CompiledExpression extends CompiledFeel {
+  readonly fast: boolean;
+}
+
+/** Compiled unary tests; `fast` as for CompiledExpression. */
+export interface CompiledTests extends CompiledUnaryTests {
+  readonly fast: boolean;
+}
+
+/** What the cache keeps per source: the compile result and the bare syntax error, if any. */
+export interface Compilation<T> {
+  readonly result: FeelResult<T>;
+  readonly syntaxError?: string;
+}
+
+function message(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
+
+class FeelExpression implements CompiledExpression {
+  readonly fast: boolean;
+
+  constructor(
+    readonly source: string,
+    private readonly fastEvaluate: FastExpression | undefined,
+  ) {
+    this.fast = fastEvaluate !== undefined;
+  }
+
+  evaluate(context: FeelContext): FeelResult {
+    if (this.fastEvaluate) {
+      try {
+        return { ok: true, value: this.fastEvaluate(context) };
+      } catch {
+        // the fast path bailed out (or tripped): feelin decides, errors included
+      }
+    }
+    try {
+      return { ok: true, value: feelinEvaluate(this.source, context).value };
+    } catch (err) {
+      return { ok: false, error: `failed to evaluate '${this.source}': ${message(err)}` };
+    }
+  }
+}
+
+class FeelUnaryTests implements CompiledTests {
+  readonly fast: boolean;
+
+  constructor(
+    readonly source: string,
+    private readonly fastTest: FastUnaryTests | undefined,
+  ) {
+    this.fast = fastTest !== undefined;
+  }
+
+  test(input: unknown, context: FeelContext): FeelResult<boolean> {
+    if (this.fastTest) {
+      try {
+        return { ok: true, value: this.fastTest(input, context) };
+      } catch {
+        // see FeelExpression.evaluate
+      }
+    }
+    try {
+      return { ok: true, value: feelinUnaryTest(this.source, { ...context, '?': input }).value === true };
+    } catch (err) {
+      return { ok: false, error: `failed to evaluate '${this.source}': ${message(err)}` };
+    }
+  }
+}
+
+export function compileExpressionSource(source: string): Compilation<CompiledExpression> {
+  try {
+    const tree = parseExpression(source, {}, undefined);
+    const syntaxError = syntaxErrorIn(tree, source);
+    if (syntaxError !== undefined) return { syntaxError, result: { ok: false, error: `cannot parse FEEL expression '${source}': ${syntaxError}` } };
+    return { result: { ok: true, value: new FeelExpression(source, compileFastExpression(source, tree)) } };
+  } catch (err) {
+    const syntaxError = message(err);
+    return { syntaxError, result: { ok: false, error: `cannot parse FEEL expression '${source}': ${syntaxError}` } };
+  }
+}
+
+export function compileUnaryTestsSource(source: string): Compilation<CompiledTests> {
+  try {
+    const tree = parseUnaryTests(source, {}, undefined);
+    const syntaxError = syntaxErrorIn(tree, source);
+    if (syntaxError !== undefined) return { syntaxError, result: { ok: false, error: `cannot parse unary tests '${source}': ${syntaxError}` } };
+    return { result: { ok: true, value: new FeelUnaryTests(source, compileFastUnaryTests(source, tree)) } };
+  } catch (err) {
+    const syntaxError = message(err);
+    return { syntaxError, result: { ok: false, error: `cannot parse unary tests '${source}': ${syntaxError}` } };
+  }
+}
