@@ -1,0 +1,83 @@
+import { execFile } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { end, flow, processXml, service, start } from '../engine/runtime/testing.ts';
+
+const bin = fileURLToPath(new URL('../bin/orca.js', import.meta.url));
+
+function orca(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, [bin, ...args], { timeout: 60_000 }, (error, stdout, stderr) => {
+      resolve({ code: error ? Number((error as NodeJS.ErrnoException).code ?? 1) : 0, stdout, stderr });
+    });
+  });
+}
+
+let dir: string;
+const order = processXml(
+  'order',
+  start() +
+    service('reserve', 'reserve') +
+    '<bpmn:exclusiveGateway id="paid" default="toCancel"/>' +
+    service('ship', 'ship') +
+    end('shipped') +
+    end('cancelled') +
+    flow('f1', 'start', 'reserve') +
+    flow('f2', 'reserve', 'paid') +
+    flow('toShip', 'paid', 'ship', '=total > 100') +
+    flow('toCancel', 'paid', 'cancelled') +
+    flow('f3', 'ship', 'shipped'),
+);
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'orca-cli-'));
+  await writeFile(join(dir, 'order.bpmn'), order);
+  await writeFile(join(dir, 'broken.bpmn'), order.replace('<bpmn:serviceTask id="ship"><bpmn:extensionElements><zeebe:taskDefinition type="ship"/></bpmn:extensionElements></bpmn:serviceTask>', '<bpmn:serviceTask id="ship"/>'));
+});
+afterAll(() => rm(dir, { recursive: true, force: true }));
+
+describe('orca validate', () => {
+  it('says ok for a valid model and exits 0', async () => {
+    const r = await orca(['validate', join(dir, 'order.bpmn')]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('order.bpmn: ok');
+    expect(r.stdout).toContain('order');
+  });
+
+  it('lists each problem with its element and exits non-zero', async () => {
+    const r = await orca(['validate', join(dir, 'order.bpmn'), join(dir, 'broken.bpmn'), join(dir, 'missing.bpmn')]);
+    expect(r.code).not.toBe(0);
+    expect(r.stdout).toMatch(/broken\.bpmn: error: \[ship\] /);
+    expect(r.stdout).toMatch(/missing\.bpmn: error: cannot read/);
+  });
+});
+
+describe('orca simulate', () => {
+  it('completes each job with the given variables and prints the path, state and variables', async () => {
+    const r = await orca(['simulate', join(dir, 'order.bpmn'), '--vars', '{"orderId":"A1"}', '--job', 'reserve={"total":250}', '--job', 'ship={"tracking":"T9"}']);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    const report = JSON.parse(r.stdout);
+    expect(report.state).toBe('COMPLETED');
+    expect(report.visited).toEqual(['start', 'reserve', 'paid', 'ship', 'shipped']);
+    expect(report.variables).toEqual({ orderId: 'A1', total: 250, tracking: 'T9' });
+    expect(report.incidents).toEqual([]);
+  });
+
+  it('reports an incident and exits 2', async () => {
+    const r = await orca(['simulate', join(dir, 'order.bpmn'), '--job', 'reserve={"note":"no total"}']);
+    expect(r.code).toBe(2);
+    const report = JSON.parse(r.stdout);
+    expect(report.state).toBe('INCIDENT');
+    expect(report.incidents[0]).toMatchObject({ type: 'CONDITION_ERROR', elementId: 'paid' });
+  });
+
+  it('rejects bad arguments with a clear message', async () => {
+    const r = await orca(['simulate', join(dir, 'order.bpmn'), '--vars', '[1]']);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('--vars must be a JSON object');
+  });
+});

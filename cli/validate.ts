@@ -1,0 +1,34 @@
+// `orca validate FILE...`: every problem of every file, one per line, with
+// the element id, so a modeller can fix them all in one pass.
+import { compileBpmn } from '../engine/model/index.ts';
+import { readModelFile } from './read-model-file.ts';
+
+export async function runValidate(files: string[]): Promise<number> {
+  if (files.length === 0) {
+    process.stderr.write('orca validate: name at least one model file\n');
+    return 1;
+  }
+  let failed = 0;
+  for (const file of files) {
+    const read = await readModelFile(file);
+    if (!read.ok) {
+      process.stdout.write(`${file}: error: ${read.error}\n`);
+      failed++;
+      continue;
+    }
+    const result = compileBpmn(read.xml);
+    if (result.ok) {
+      const ids = result.model.processes.map((p) => p.id).join(', ');
+      process.stdout.write(`${file}: ok (${result.model.processes.length} executable process${result.model.processes.length === 1 ? '' : 'es'}: ${ids})\n`);
+      for (const warning of result.model.warnings) process.stdout.write(`${file}: warning: ${where(warning.elementId)}${warning.message}\n`);
+    } else {
+      failed++;
+      for (const problem of result.problems) process.stdout.write(`${file}: error: ${where(problem.elementId)}${problem.message}\n`);
+    }
+  }
+  return failed > 0 ? 1 : 0;
+}
+
+function where(elementId: string | undefined): string {
+  return elementId === undefined ? '' : `[${elementId}] `;
+}

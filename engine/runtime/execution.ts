@@ -1,0 +1,238 @@
+// One command's worth of execution over an instance document: the agenda of
+// tokens on their way into elements, the token accounting that tells when a
+// scope has finished, and the moves every element kind shares (complete,
+// terminate). Element-specific decisions live in the behaviors.
+//
+// Token accounting: each scope (the process, or a subprocess instance)
+// counts the tokens alive in it — element instances, tokens queued on the
+// agenda, and tokens parked at a join. A scope whose count drops to zero has
+// finished. Counting queued tokens too is what keeps a scope from finishing
+// between one element completing and the next one starting.
+import type { FlowNode, ProcessModel } from '../model/types.ts';
+import { behaviorFor } from './behaviors.ts';
+import type { Arrival } from './behavior/element-behavior.ts';
+import { selectOutgoing } from './behavior/flow.ts';
+import { raiseIncident } from './behavior/incident.ts';
+import { applyInputs, applyOutputs } from './behavior/io-mapping.ts';
+import { cancelJob } from './behavior/job.ts';
+import type { ApplyContext, Effect, ElementInstance, HistoryRecord, ProcessInstance, RecordType } from './types.ts';
+
+const DEFAULT_STEP_BUDGET = 10_000;
+
+interface QueuedArrival extends Arrival {
+  /** Set when a join already consumed the tokens for this arrival. */
+  joined?: boolean;
+}
+
+export class Execution {
+  readonly records: HistoryRecord[] = [];
+  readonly effects: Effect[] = [];
+  readonly now: number;
+  readonly model: ProcessModel;
+  private agenda: QueuedArrival[] = [];
+  private head = 0;
+  private budget: number;
+
+  constructor(
+    readonly instance: ProcessInstance,
+    readonly ctx: ApplyContext,
+  ) {
+    this.now = ctx.now();
+    this.model = ctx.model;
+    this.budget = ctx.stepBudget ?? DEFAULT_STEP_BUDGET;
+  }
+
+  nextKey(): string {
+    return this.ctx.nextKey();
+  }
+
+  record(type: RecordType, fields?: Omit<HistoryRecord, 'type' | 'at'>): void {
+    this.records.push({ type, at: this.now, ...fields });
+  }
+
+  effect(effect: Effect): void {
+    this.effects.push(effect);
+  }
+
+  get ended(): boolean {
+    return this.instance.state === 'COMPLETED' || this.instance.state === 'TERMINATED';
+  }
+
+  // ---- tokens -----------------------------------------------------------
+
+  /** Queues a token to enter `elementId` in `scopeKey`. */
+  enter(arrival: QueuedArrival): void {
+    this.adjustTokens(arrival.scopeKey, 1);
+    this.agenda.push(arrival);
+  }
+
+  takeFlow(flowId: string, scopeKey: string): void {
+    const flow = this.model.flows[flowId];
+    this.record('SEQUENCE_FLOW_TAKEN', { elementId: flowId, elementType: 'sequenceFlow' });
+    this.enter({ elementId: flow.targetRef, scopeKey, flowId });
+  }
+
+  /** Changes a scope's live-token count; a scope that reaches zero has finished. */
+  adjustTokens(scopeKey: string, delta: number): void {
+    if (delta === 0) return;
+    if (scopeKey === this.instance.key) {
+      this.instance.children += delta;
+      if (this.instance.children === 0 && delta < 0) this.processFinished();
+      return;
+    }
+    const scope = this.instance.elements[scopeKey];
+    if (scope === undefined) return;
+    scope.children = (scope.children ?? 0) + delta;
+    if (scope.children === 0 && delta < 0) {
+      behaviorFor(this.model.elements[scope.elementId]).childrenCompleted?.(this, scope, this.model.elements[scope.elementId]);
+    }
+  }
+
+  private processFinished(): void {
+    if (this.ended || this.instance.state === 'INCIDENT') return;
+    this.instance.state = 'COMPLETED';
+    this.instance.endedAt = this.now;
+    this.record('PROCESS_INSTANCE_COMPLETED', { elementId: this.instance.bpmnProcessId, elementType: 'process' });
+  }
+
+  private scopeExists(scopeKey: string): boolean {
+    return scopeKey === this.instance.key || this.instance.elements[scopeKey] !== undefined;
+  }
+
+  // ---- the agenda ---------------------------------------------------------
+
+  /** Runs queued tokens until every one has reached a wait state or ended. */
+  run(): void {
+    for (;;) {
+      while (this.head < this.agenda.length && !this.ended) {
+        const arrival = this.agenda[this.head++];
+        if (!this.scopeExists(arrival.scopeKey)) continue;
+        if (this.budget-- <= 0) {
+          this.stopOverBudget(arrival);
+          return;
+        }
+        this.arrive(arrival);
+      }
+      this.agenda = [];
+      this.head = 0;
+      if (this.ended || !this.fireReadyJoins()) return;
+    }
+  }
+
+  private arrive(arrival: QueuedArrival): void {
+    const node = this.model.elements[arrival.elementId];
+    const behavior = behaviorFor(node);
+    if (!arrival.joined && behavior.arrive !== undefined && !behavior.arrive(this, arrival, node)) return;
+    this.activate(node, arrival.scopeKey);
+  }
+
+  private activate(node: FlowNode, scopeKey: string): void {
+    const ei: ElementInstance = { key: this.nextKey(), elementId: node.id, scopeKey };
+    this.record('ELEMENT_ACTIVATED', { elementId: node.id, elementType: node.type, elementInstanceKey: ei.key });
+    if (node.inputs.length > 0 && !applyInputs(this, ei, node)) return;
+    behaviorFor(node).activate(this, ei, node);
+  }
+
+  /** Gateways that join inclusively fire once no token can still reach them; checked when the agenda is empty. */
+  private fireReadyJoins(): boolean {
+    let fired = false;
+    for (const joinKey of Object.keys(this.instance.joins)) {
+      const slash = joinKey.indexOf('/');
+      const scopeKey = joinKey.slice(0, slash);
+      const node = this.model.elements[joinKey.slice(slash + 1)];
+      const behavior = behaviorFor(node);
+      if (behavior.readyToJoin === undefined || !behavior.readyToJoin(this, scopeKey, node)) continue;
+      this.consumeJoin(scopeKey, node);
+      fired = true;
+    }
+    return fired;
+  }
+
+  /** Records a token parked at a join. */
+  parkAtJoin(scopeKey: string, gatewayId: string, flowId: string): Record<string, number> {
+    const arrivals = (this.instance.joins[`${scopeKey}/${gatewayId}`] ??= {});
+    arrivals[flowId] = (arrivals[flowId] ?? 0) + 1;
+    return arrivals;
+  }
+
+  /** Consumes one parked token per incoming flow and sends one token through the gateway. */
+  consumeJoin(scopeKey: string, node: FlowNode): void {
+    const joinKey = `${scopeKey}/${node.id}`;
+    const arrivals = this.instance.joins[joinKey];
+    let consumed = 0;
+    for (const flowId of Object.keys(arrivals)) {
+      consumed++;
+      if (--arrivals[flowId] === 0) delete arrivals[flowId];
+    }
+    if (Object.keys(arrivals).length === 0) delete this.instance.joins[joinKey];
+    this.enter({ elementId: node.id, scopeKey, joined: true });
+    this.adjustTokens(scopeKey, -consumed);
+  }
+
+  /** Live element instances directly in `scopeKey`. */
+  *elementsIn(scopeKey: string): Iterable<ElementInstance> {
+    for (const ei of Object.values(this.instance.elements)) if (ei.scopeKey === scopeKey) yield ei;
+  }
+
+  private stopOverBudget(arrival: QueuedArrival): void {
+    const node = this.model.elements[arrival.elementId];
+    const ei: ElementInstance = { key: this.nextKey(), elementId: node.id, scopeKey: arrival.scopeKey };
+    this.record('ELEMENT_ACTIVATED', { elementId: node.id, elementType: node.type, elementInstanceKey: ei.key });
+    raiseIncident(
+      this,
+      ei,
+      'STEP_BUDGET_EXCEEDED',
+      `Stopped at '${node.id}' after ${this.ctx.stepBudget ?? DEFAULT_STEP_BUDGET} steps in one command without reaching a wait state: ` +
+        'the model loops without a task or event to wait on.',
+    );
+    this.agenda = [];
+    this.head = 0;
+  }
+
+  // ---- moves shared by element kinds ---------------------------------------
+
+  /** Keeps a waiting element instance in the document. */
+  persist(ei: ElementInstance): void {
+    this.instance.elements[ei.key] = ei;
+  }
+
+  /**
+   * Leaves an element: output mappings, then its outgoing flows (conditions
+   * and default flow as for an activity, unless the caller chose the flows).
+   */
+  completeElement(ei: ElementInstance, node: FlowNode, chosenFlows?: string[]): void {
+    if (node.outputs.length > 0 && !applyOutputs(this, ei, node)) return;
+    const flows = chosenFlows ?? selectOutgoing(this, ei, node, 'activity');
+    if (flows === undefined) return;
+    this.record('ELEMENT_COMPLETED', { elementId: node.id, elementType: node.type, elementInstanceKey: ei.key });
+    this.forget(ei);
+    for (const flowId of flows) this.takeFlow(flowId, ei.scopeKey);
+    this.adjustTokens(ei.scopeKey, -1);
+  }
+
+  /** Ends an element and everything inside it, cancelling its job. Token accounting is the caller's. */
+  terminateElement(ei: ElementInstance): void {
+    if (ei.children !== undefined) this.terminateChildren(ei.key);
+    if (ei.jobKey !== undefined) cancelJob(this, ei.jobKey);
+    this.record('ELEMENT_TERMINATED', { elementId: ei.elementId, elementType: this.model.elements[ei.elementId].type, elementInstanceKey: ei.key });
+    this.forget(ei);
+  }
+
+  /** Terminates every token inside a scope: element instances, queued tokens and parked join tokens. */
+  terminateChildren(scopeKey: string): void {
+    for (const child of [...this.elementsIn(scopeKey)]) this.terminateElement(child);
+    this.agenda = this.agenda.filter((a, i) => i < this.head || a.scopeKey !== scopeKey);
+    const prefix = `${scopeKey}/`;
+    for (const joinKey of Object.keys(this.instance.joins)) if (joinKey.startsWith(prefix)) delete this.instance.joins[joinKey];
+    if (scopeKey === this.instance.key) this.instance.children = 0;
+    else {
+      const scope = this.instance.elements[scopeKey];
+      if (scope !== undefined) scope.children = 0;
+    }
+  }
+
+  private forget(ei: ElementInstance): void {
+    delete this.instance.elements[ei.key];
+    delete this.instance.variables[ei.key];
+  }
+}

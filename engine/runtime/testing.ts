@@ -1,0 +1,65 @@
+// Test support: terse BPMN fragments and an engine with one model deployed.
+// Used by the runtime's tests only.
+import { compileBpmn } from '../model/index.ts';
+import { InMemoryEngine, type InMemoryEngineOptions } from './in-memory-engine.ts';
+
+export function definitions(body: string): string {
+  return (
+    '<?xml version="1.0" encoding="UTF-8"?>\n' +
+    '<bpmn:definitions xmlns:bpmn="http://www.omg.org/spec/BPMN/20100524/MODEL" ' +
+    'xmlns:zeebe="http://camunda.org/schema/zeebe/1.0" id="defs" targetNamespace="http://orca.test">' +
+    body +
+    '</bpmn:definitions>'
+  );
+}
+
+export function processXml(id: string, inner: string): string {
+  return definitions(`<bpmn:process id="${id}" isExecutable="true">${inner}</bpmn:process>`);
+}
+
+export const start = (id = 'start') => `<bpmn:startEvent id="${id}"/>`;
+export const end = (id = 'end') => `<bpmn:endEvent id="${id}"/>`;
+export const terminateEnd = (id: string) => `<bpmn:endEvent id="${id}"><bpmn:terminateEventDefinition/></bpmn:endEvent>`;
+
+export function flow(id: string, from: string, to: string, condition?: string): string {
+  if (condition === undefined) return `<bpmn:sequenceFlow id="${id}" sourceRef="${from}" targetRef="${to}"/>`;
+  return (
+    `<bpmn:sequenceFlow id="${id}" sourceRef="${from}" targetRef="${to}">` +
+    `<bpmn:conditionExpression>${escapeXml(condition)}</bpmn:conditionExpression></bpmn:sequenceFlow>`
+  );
+}
+
+export function service(id: string, type: string, extensions = '', retries?: string): string {
+  const r = retries === undefined ? '' : ` retries="${escapeXml(retries)}"`;
+  return (
+    `<bpmn:serviceTask id="${id}"><bpmn:extensionElements><zeebe:taskDefinition type="${escapeXml(type)}"${r}/>` +
+    `${extensions}</bpmn:extensionElements></bpmn:serviceTask>`
+  );
+}
+
+export function ioMapping(inputs: [string, string][], outputs: [string, string][] = []): string {
+  const i = inputs.map(([source, target]) => `<zeebe:input source="${escapeXml(source)}" target="${target}"/>`).join('');
+  const o = outputs.map(([source, target]) => `<zeebe:output source="${escapeXml(source)}" target="${target}"/>`).join('');
+  return `<zeebe:ioMapping>${i}${o}</zeebe:ioMapping>`;
+}
+
+export function escapeXml(text: string): string {
+  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+}
+
+/** Compiles `xml` (throwing with every problem if it is rejected) and deploys all its processes. */
+export function engineWith(xml: string, options: InMemoryEngineOptions = {}): InMemoryEngine {
+  const result = compileBpmn(xml);
+  if (!result.ok) throw new Error(`model rejected:\n${result.problems.map((p) => `${p.elementId ?? '-'}: ${p.message}`).join('\n')}`);
+  const engine = new InMemoryEngine({ keepHistory: true, ...options });
+  for (const process of result.model.processes) engine.deploy(process);
+  return engine;
+}
+
+/** Element ids in the order they completed or were terminated. */
+export function visited(engine: InMemoryEngine, instanceKey: string): string[] {
+  return engine
+    .history(instanceKey)
+    .filter((r) => r.type === 'ELEMENT_COMPLETED')
+    .map((r) => r.elementId!);
+}

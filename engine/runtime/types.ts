@@ -1,0 +1,152 @@
+// The runtime's data: the instance document, the commands it accepts, and
+// what applying a command produces (history records and effects on the
+// world). Everything here is plain JSON so the instance document can live in
+// one JSONB column and records can be appended to history as they are.
+import type { ProcessModel } from '../model/types.ts';
+
+export type Variables = Record<string, unknown>;
+
+export type InstanceState = 'ACTIVE' | 'COMPLETED' | 'TERMINATED' | 'INCIDENT';
+
+/** A token-carrying element instance that is still alive (waiting, or a container with children). */
+export interface ElementInstance {
+  key: string;
+  elementId: string;
+  /** Key of the flow scope: the enclosing subprocess instance, or the process instance key. */
+  scopeKey: string;
+  /** The job this element waits on, if any. */
+  jobKey?: string;
+  /**
+   * Containers: tokens alive inside this scope (child element instances,
+   * tokens on their way to a child, tokens waiting at a join).
+   */
+  children?: number;
+  /** Set while the element is stuck on an incident. */
+  incidentKey?: string;
+}
+
+export type JobState = 'ACTIVATABLE' | 'FAILED';
+
+export interface Job {
+  key: string;
+  type: string;
+  retries: number;
+  elementId: string;
+  elementInstanceKey: string;
+  customHeaders: Record<string, string>;
+  state: JobState;
+  errorMessage?: string;
+}
+
+export type IncidentType =
+  | 'JOB_NO_RETRIES'
+  | 'CONDITION_ERROR'
+  | 'EXTRACT_VALUE_ERROR'
+  | 'IO_MAPPING_ERROR'
+  | 'STEP_BUDGET_EXCEEDED';
+
+export interface Incident {
+  key: string;
+  type: IncidentType;
+  elementId: string;
+  elementInstanceKey: string;
+  jobKey?: string;
+  message: string;
+  createdAt: number;
+}
+
+export interface ProcessInstance {
+  key: string;
+  bpmnProcessId: string;
+  version: number;
+  state: InstanceState;
+  /** Tokens alive in the process scope (same accounting as ElementInstance.children). */
+  children: number;
+  /** Live element instances by key. */
+  elements: Record<string, ElementInstance>;
+  /** Variable scopes by scope key; the root scope's key is the instance key. */
+  variables: Record<string, Variables>;
+  /** Live jobs by key. */
+  jobs: Record<string, Job>;
+  /** Incidents raised on this instance (never removed: SPEC.md keeps the instance in INCIDENT). */
+  incidents: Record<string, Incident>;
+  /**
+   * Tokens that arrived at a joining gateway and wait for the others, by
+   * `${scopeKey}/${gatewayId}` → sequence flow id → count.
+   */
+  joins: Record<string, Record<string, number>>;
+  startedAt: number;
+  endedAt?: number;
+}
+
+export type Command =
+  | {
+      type: 'start';
+      /** Key for the new instance; generated from ctx.nextKey() when absent. */
+      processInstanceKey?: string;
+      variables?: Variables;
+      version?: number;
+    }
+  | { type: 'completeJob'; jobKey: string; variables?: Variables }
+  | { type: 'failJob'; jobKey: string; retries: number; errorMessage?: string }
+  | { type: 'cancel' };
+
+export interface ApplyContext {
+  model: ProcessModel;
+  /** A new unique key (a decimal string). */
+  nextKey(): string;
+  /** The current time, epoch milliseconds. */
+  now(): number;
+  /** Upper bound on element steps one command may take (guards cycles without a wait state). Default 10,000. */
+  stepBudget?: number;
+}
+
+export type RecordType =
+  | 'PROCESS_INSTANCE_STARTED'
+  | 'PROCESS_INSTANCE_COMPLETED'
+  | 'PROCESS_INSTANCE_TERMINATED'
+  | 'ELEMENT_ACTIVATED'
+  | 'ELEMENT_COMPLETED'
+  | 'ELEMENT_TERMINATED'
+  | 'SEQUENCE_FLOW_TAKEN'
+  | 'JOB_CREATED'
+  | 'JOB_COMPLETED'
+  | 'JOB_FAILED'
+  | 'JOB_CANCELED'
+  | 'INCIDENT_CREATED'
+  | 'VARIABLES_UPDATED';
+
+export interface HistoryRecord {
+  type: RecordType;
+  at: number;
+  elementId?: string;
+  elementType?: string;
+  elementInstanceKey?: string;
+  jobKey?: string;
+  incidentKey?: string;
+  /** Free-form details: job type, incident message, variable names. */
+  detail?: Record<string, unknown>;
+}
+
+/** A job as handed to the world (queue it so a worker can activate it). */
+export interface JobOffer {
+  key: string;
+  type: string;
+  retries: number;
+  processInstanceKey: string;
+  bpmnProcessId: string;
+  processDefinitionVersion: number;
+  elementId: string;
+  elementInstanceKey: string;
+  customHeaders: Record<string, string>;
+}
+
+export type Effect =
+  | { type: 'enqueueJob'; job: JobOffer }
+  | { type: 'cancelJob'; jobKey: string; jobType: string };
+
+export type RejectionCode = 'NOT_FOUND' | 'INVALID_STATE' | 'INVALID_ARGUMENT';
+
+export type ApplyResult =
+  | { ok: true; instance: ProcessInstance; records: HistoryRecord[]; effects: Effect[] }
+  | { ok: false; code: RejectionCode; message: string };
