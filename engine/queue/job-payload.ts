@@ -1,0 +1,49 @@
+// How a job is stored while it waits, shared by both implementations so they
+// return exactly the same shape: the runtime's offer and the job's variables
+// as two JSON documents (variables can then be replaced alone while the job
+// waits), plus account, partition and activation held beside them.
+import type { JobOffer, Variables } from '../runtime/types.ts';
+import type { ActivatedJob, QueuedJob } from './types.ts';
+
+/** The offer alone, as JSON: never the account, partition or variables kept beside it. */
+export function encodeOffer(job: QueuedJob): string {
+  const offer: JobOffer = {
+    key: job.key,
+    type: job.type,
+    retries: job.retries,
+    processInstanceKey: job.processInstanceKey,
+    bpmnProcessId: job.bpmnProcessId,
+    processDefinitionVersion: job.processDefinitionVersion,
+    elementId: job.elementId,
+    elementInstanceKey: job.elementInstanceKey,
+    customHeaders: job.customHeaders,
+  };
+  return JSON.stringify(offer);
+}
+
+export function encodeVariables(variables: Variables | undefined): string {
+  return JSON.stringify(variables ?? {});
+}
+
+export function decodeActivated(
+  account: string,
+  partition: number,
+  offerJson: string,
+  variablesJson: string,
+  worker: string,
+  activatedAt: number,
+): ActivatedJob {
+  const offer = JSON.parse(offerJson) as JobOffer;
+  return { ...offer, account, partition, variables: JSON.parse(variablesJson) as Variables, worker, activatedAt };
+}
+
+/** Validates and normalises `max` of an activation: a positive integer, else nothing to do. */
+export function activationCount(max: number): number {
+  return Number.isFinite(max) && max >= 1 ? Math.floor(max) : 0;
+}
+
+export function assertPartition(partition: number): void {
+  if (!Number.isSafeInteger(partition) || partition < 0) {
+    throw new RangeError(`partition must be a non-negative integer, got ${partition}`);
+  }
+}

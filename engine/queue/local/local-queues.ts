@@ -1,0 +1,30 @@
+// The embedded default (`npm start` with no REDIS_URL): job queues, command
+// streams and replies in this process, behind the same interfaces and with
+// the same semantics as the Redis implementation, and no I/O at all.
+import type { Queues, QueuesOptions } from '../types.ts';
+import type { Cancellable } from '../wait.ts';
+import { LocalCommandStream } from './command-stream.ts';
+import { LocalJobQueue } from './job-queue.ts';
+import { LocalReplies } from './replies.ts';
+
+export class LocalQueues implements Queues {
+  readonly kind = 'local' as const;
+  readonly jobs: LocalJobQueue;
+  readonly commands: LocalCommandStream;
+  readonly replies: LocalReplies;
+  readonly #waits = new Set<Cancellable>();
+
+  constructor(options: Omit<QueuesOptions, 'redisUrl' | 'prefix'> = {}) {
+    this.jobs = new LocalJobQueue(this.#waits);
+    this.commands = new LocalCommandStream(this.#waits, options.streamMaxLength);
+    this.replies = new LocalReplies(this.#waits, options.replyTtlMs);
+  }
+
+  async close(): Promise<void> {
+    for (const wait of [...this.#waits]) wait.cancel();
+  }
+}
+
+export function createLocalQueues(options: Omit<QueuesOptions, 'redisUrl' | 'prefix'> = {}): LocalQueues {
+  return new LocalQueues(options);
+}

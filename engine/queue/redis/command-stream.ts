@@ -1,0 +1,106 @@
+// Partition command streams in Redis Streams: API pods XADD, the partition's
+// leader XREADs (blocking on a connection of its own per partition, since a
+// blocked connection can do nothing else) and trims what it committed with
+// XTRIM MINID, so the stream's length is exactly the backlog.
+import type { Redis } from 'ioredis';
+import { assertPartition } from '../job-payload.ts';
+import { formatStreamId, nextStreamId, parseStreamId } from '../stream-id.ts';
+import type { Command, CommandStream, StreamEntry } from '../types.ts';
+import type { QueueKeys } from './keys.ts';
+
+type XReadReply = [key: string, entries: [id: string, fields: string[]][]][] | Record<string, [id: string, fields: string[]][]> | null;
+
+function entriesOf(reply: XReadReply): [string, string[]][] {
+  if (!reply) return [];
+  if (Array.isArray(reply)) return reply.flatMap(([, entries]) => entries);
+  return Object.values(reply).flat();
+}
+
+function decode([id, fields]: [string, string[]]): StreamEntry {
+  let key = '';
+  let payload = 'null';
+  for (let i = 0; i < fields.length; i += 2) {
+    if (fields[i] === 'k') key = fields[i + 1];
+    else if (fields[i] === 'd') payload = fields[i + 1];
+  }
+  return { id, key, payload: JSON.parse(payload) as unknown };
+}
+
+export class RedisCommandStream implements CommandStream {
+  readonly #redis: Redis;
+  readonly #keys: QueueKeys;
+  readonly #maxLength: number;
+  readonly #readers = new Map<number, Redis>();
+  #closed = false;
+
+  constructor(redis: Redis, keys: QueueKeys, maxLength = 1_000_000) {
+    this.#redis = redis;
+    this.#keys = keys;
+    this.#maxLength = maxLength;
+  }
+
+  async append(partition: number, command: Command): Promise<string> {
+    assertPartition(partition);
+    const id = await this.#redis.xadd(
+      this.#keys.commands(partition),
+      'MAXLEN',
+      '~',
+      this.#maxLength,
+      '*',
+      'k',
+      String(command.key),
+      'd',
+      JSON.stringify(command.payload ?? null),
+    );
+    if (id === null) throw new Error('XADD returned no id');
+    return id;
+  }
+
+  async read(partition: number, afterId: string, max: number, blockMs: number): Promise<StreamEntry[]> {
+    assertPartition(partition);
+    const count = Math.floor(max);
+    if (!(count >= 1)) return [];
+    const after = formatStreamId(parseStreamId(afterId));
+    const key = this.#keys.commands(partition);
+    if (!(blockMs > 0)) {
+      return entriesOf((await this.#redis.xread('COUNT', count, 'STREAMS', key, after)) as XReadReply).map(decode);
+    }
+    try {
+      const reply = await this.#reader(partition).xread('COUNT', count, 'BLOCK', Math.ceil(blockMs), 'STREAMS', key, after);
+      return entriesOf(reply as XReadReply).map(decode);
+    } catch (error) {
+      // close() cut the blocked read short: nothing arrived.
+      if (this.#closed) return [];
+      throw error;
+    }
+  }
+
+  async ack(partition: number, uptoId: string): Promise<void> {
+    assertPartition(partition);
+    const upto = parseStreamId(uptoId);
+    if (upto.ms === 0 && upto.seq === 0) return;
+    await this.#redis.xtrim(this.#keys.commands(partition), 'MINID', formatStreamId(nextStreamId(upto)));
+  }
+
+  async pending(partition: number): Promise<number> {
+    assertPartition(partition);
+    return this.#redis.xlen(this.#keys.commands(partition));
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true;
+    const readers = [...this.#readers.values()];
+    this.#readers.clear();
+    // disconnect, not quit: a blocked XREAD would hold QUIT until it times out.
+    for (const reader of readers) reader.disconnect();
+  }
+
+  #reader(partition: number): Redis {
+    let reader = this.#readers.get(partition);
+    if (!reader) {
+      reader = this.#redis.duplicate();
+      this.#readers.set(partition, reader);
+    }
+    return reader;
+  }
+}

@@ -1,0 +1,62 @@
+// The scale-out implementation (REDIS_URL set): one command connection for
+// scripts, pushes and appends, one shared subscriber connection for long
+// polls and replies, and one blocking connection per partition whose command
+// stream this process reads (the leader's).
+import { Redis } from 'ioredis';
+import type { Queues, QueuesOptions } from '../types.ts';
+import type { Cancellable } from '../wait.ts';
+import { RedisCommandStream } from './command-stream.ts';
+import { RedisJobQueue } from './job-queue.ts';
+import { QueueKeys } from './keys.ts';
+import { RedisReplies } from './replies.ts';
+import { defineQueueScripts } from './scripts.ts';
+import { Subscriber } from './subscriber.ts';
+
+export interface RedisQueuesOptions extends Omit<QueuesOptions, 'redisUrl'> {
+  redisUrl: string;
+}
+
+export class RedisQueues implements Queues {
+  readonly kind = 'redis' as const;
+  readonly jobs: RedisJobQueue;
+  readonly commands: RedisCommandStream;
+  readonly replies: RedisReplies;
+  readonly keys: QueueKeys;
+  readonly subscriber: Subscriber;
+  readonly #redis: Redis;
+  readonly #waits = new Set<Cancellable>();
+
+  constructor(options: RedisQueuesOptions) {
+    this.keys = new QueueKeys(options.prefix ?? 'orca:');
+    const redis = new Redis(options.redisUrl, { connectionName: 'orca-queues' });
+    defineQueueScripts(redis);
+    this.#redis = redis;
+    this.subscriber = new Subscriber(() => redis.duplicate({ connectionName: 'orca-queues-subscriber' }));
+    this.jobs = new RedisJobQueue(redis, this.keys, this.subscriber, this.#waits);
+    this.commands = new RedisCommandStream(redis, this.keys, options.streamMaxLength);
+    this.replies = new RedisReplies(redis, this.keys, this.subscriber, this.#waits, options.replyTtlMs);
+  }
+
+  /** Resolves once Redis answers (fails after ioredis gave up reconnecting). */
+  async ready(): Promise<void> {
+    await this.#redis.ping();
+  }
+
+  async close(): Promise<void> {
+    for (const wait of [...this.#waits]) wait.cancel();
+    await this.commands.close();
+    await this.subscriber.close();
+    await this.#redis.quit().catch(() => this.#redis.disconnect());
+  }
+}
+
+export async function createRedisQueues(options: RedisQueuesOptions): Promise<RedisQueues> {
+  const queues = new RedisQueues(options);
+  try {
+    await queues.ready();
+  } catch (error) {
+    await queues.close();
+    throw error;
+  }
+  return queues;
+}
