@@ -1,0 +1,188 @@
+// Which BPMN elements Orca executes today: the one place to flip an entry when
+// the runtime learns a new element. Keys are an element kind, optionally
+// narrowed by its event definition kind and its context:
+//
+//   <kind>                          task, subProcess, eventBasedGateway, …
+//   <kind>:<event>                  startEvent:message, endEvent:terminate
+//   <kind>:<event>:<context>        startEvent:none:subProcess, boundaryEvent:timer:nonInterrupting
+//   <kind>:*:<context>              startEvent:*:subProcess (any event in that context)
+//   *:<event>                       *:signal (the event kind on any element)
+//   <kind>:<variant>                subProcess:eventSubProcess, businessRuleTask:calledDecision
+//   loop:multiInstance, loop:standard, activity:compensationHandler  (markers on any activity)
+//
+// Lookup goes from the most specific key to the least; an element whose keys
+// are all missing is reported as not supported.
+import { capitalize, EVENT_ELEMENTS, kindWords, subjectOf } from './labels.ts';
+
+export type SupportStatus =
+  /** Executed by the runtime. */
+  | 'supported'
+  /** Planned; rejected for now. */
+  | 'notYet'
+  /** Rejected by design: SPEC.md offers no API that could drive it. */
+  | 'never'
+  /** Not valid BPMN in this position. */
+  | 'invalid';
+
+export interface SupportEntry {
+  status: SupportStatus;
+  /** Why, in a sentence fragment for the modeller; required for 'never' and 'invalid'. */
+  reason?: string;
+}
+
+const SUPPORTED: SupportEntry = { status: 'supported' };
+const NOT_YET: SupportEntry = { status: 'notYet' };
+const NO_SIGNALS: SupportEntry = { status: 'never', reason: 'Orca has no signal API (SPEC.md Events)' };
+const NO_MESSAGE_API = 'SPEC.md has no API that publishes or correlates messages (SPEC.md Events)';
+const NO_MESSAGE_PUBLISHING = 'Orca publishes no messages (SPEC.md Events); use a send task, whose job a worker completes after sending the message';
+
+export const SUPPORT: Readonly<Record<string, SupportEntry>> = {
+  // Events
+  'startEvent:none': SUPPORTED,
+  'startEvent:none:subProcess': SUPPORTED,
+  'startEvent:*:subProcess': { status: 'invalid', reason: 'an embedded subprocess starts with a single none start event' },
+  'startEvent:none:eventSubProcess': { status: 'invalid', reason: 'an event subprocess must start with an event (message, timer, error, …)' },
+  'startEvent:message': { status: 'notYet', reason: `instances start through POST /api/v1/process-instances and ${NO_MESSAGE_API}; use a none start event` },
+  'startEvent:message:eventSubProcess': { status: 'notYet', reason: NO_MESSAGE_API },
+  'endEvent:none': SUPPORTED,
+  'endEvent:terminate': SUPPORTED,
+  'endEvent:message': { status: 'notYet', reason: NO_MESSAGE_PUBLISHING },
+  'endEvent:timer': { status: 'invalid', reason: 'an end event cannot wait for a timer' },
+  'endEvent:conditional': { status: 'invalid', reason: 'an end event cannot wait for a condition' },
+  'endEvent:link': { status: 'invalid', reason: 'links are intermediate events' },
+  'intermediateCatchEvent:message': SUPPORTED,
+  'intermediateCatchEvent:none': { status: 'invalid', reason: 'an intermediate catch event needs an event definition' },
+  'intermediateThrowEvent:none': SUPPORTED,
+  'intermediateThrowEvent:message': { status: 'notYet', reason: NO_MESSAGE_PUBLISHING },
+  'boundaryEvent:message': { status: 'notYet', reason: `${NO_MESSAGE_API}; a message wait is a receive task or a message intermediate catch event, completed by a worker as a job` },
+  'boundaryEvent:none': { status: 'invalid', reason: 'a boundary event needs an event definition' },
+  boundaryEvent: NOT_YET,
+  '*:timer': NOT_YET,
+  '*:error': NOT_YET,
+  '*:escalation': NOT_YET,
+  '*:link': NOT_YET,
+  '*:compensate': NOT_YET,
+  '*:conditional': NOT_YET,
+  '*:cancel': NOT_YET,
+  '*:multiple': NOT_YET,
+  '*:signal': NO_SIGNALS,
+
+  // Tasks
+  task: SUPPORTED,
+  manualTask: SUPPORTED,
+  serviceTask: SUPPORTED,
+  sendTask: SUPPORTED,
+  scriptTask: SUPPORTED,
+  userTask: SUPPORTED,
+  receiveTask: SUPPORTED,
+  'businessRuleTask:job': SUPPORTED,
+  'businessRuleTask:calledDecision': NOT_YET,
+  callActivity: NOT_YET,
+
+  // Gateways
+  exclusiveGateway: SUPPORTED,
+  parallelGateway: SUPPORTED,
+  inclusiveGateway: SUPPORTED,
+  eventBasedGateway: NOT_YET,
+  complexGateway: NOT_YET,
+
+  // Subprocesses
+  subProcess: SUPPORTED,
+  'subProcess:eventSubProcess': NOT_YET,
+  adHocSubProcess: NOT_YET,
+  transaction: NOT_YET,
+
+  // Markers on activities
+  'loop:multiInstance': NOT_YET,
+  'loop:standard': NOT_YET,
+  'activity:compensationHandler': NOT_YET,
+};
+
+export interface SupportQuery {
+  /** BPMN local name of the element. */
+  kind: string;
+  /** Events: 'none', an event definition kind, 'cancel' or 'multiple'. */
+  eventKind?: string;
+  /** The container the element sits in. */
+  scope: 'process' | 'subProcess' | 'eventSubProcess';
+  /** Boundary events: cancelActivity="false"; event subprocess starts: isInterrupting="false". */
+  nonInterrupting?: boolean;
+  /** subProcess with triggeredByEvent="true". */
+  eventSubProcess?: boolean;
+  /** businessRuleTask with zeebe:calledDecision. */
+  calledDecision?: boolean;
+  multiInstance?: boolean;
+  standardLoop?: boolean;
+  compensationHandler?: boolean;
+}
+
+interface Verdict {
+  entry?: SupportEntry;
+  /** Words before the id: "Timer boundary event". */
+  subject: string;
+  /** Words after the id: " of an event subprocess". */
+  detail: string;
+}
+
+function elementKeys(q: SupportQuery): string[] {
+  if (EVENT_ELEMENTS.has(q.kind)) {
+    const event = q.eventKind ?? 'none';
+    const context = q.kind === 'boundaryEvent' ? (q.nonInterrupting ? 'nonInterrupting' : undefined) : q.scope === 'process' ? undefined : q.scope;
+    const keys: string[] = [];
+    if (context !== undefined) keys.push(`${q.kind}:${event}:${context}`);
+    if (context !== undefined && event !== 'none') keys.push(`${q.kind}:*:${context}`);
+    keys.push(`${q.kind}:${event}`, `*:${event}`, q.kind);
+    return keys;
+  }
+  if (q.kind === 'subProcess' && q.eventSubProcess) return ['subProcess:eventSubProcess'];
+  if (q.kind === 'businessRuleTask') return [q.calledDecision ? 'businessRuleTask:calledDecision' : 'businessRuleTask:job'];
+  return [q.kind];
+}
+
+function lookup(keys: string[]): SupportEntry | undefined {
+  for (const key of keys) {
+    const entry = SUPPORT[key];
+    if (entry) return entry;
+  }
+  return undefined;
+}
+
+function elementVerdict(q: SupportQuery): Verdict {
+  const entry = lookup(elementKeys(q));
+  if (q.kind === 'subProcess' && q.eventSubProcess) return { entry, subject: 'Event subprocess', detail: '' };
+  if (q.kind === 'businessRuleTask' && q.calledDecision) return { entry, subject: 'Business rule task', detail: ' with a called decision (zeebe:calledDecision)' };
+  const subject = subjectOf(q.kind, q.eventKind, q.nonInterrupting === true);
+  return { entry, subject, detail: q.kind === 'startEvent' && q.scope === 'eventSubProcess' ? ' of an event subprocess' : '' };
+}
+
+function markerVerdicts(q: SupportQuery): Verdict[] {
+  const out: Verdict[] = [];
+  const kind = kindWords(q.kind);
+  if (q.multiInstance) out.push({ entry: lookup(['loop:multiInstance']), subject: capitalize(`multi-instance ${kind}`), detail: '' });
+  if (q.standardLoop) out.push({ entry: lookup(['loop:standard']), subject: capitalize(kind), detail: ' with a standard loop' });
+  if (q.compensationHandler) out.push({ entry: lookup(['activity:compensationHandler']), subject: capitalize(kind), detail: ' as a compensation handler (isForCompensation)' });
+  return out;
+}
+
+/**
+ * The problem sentence for an element Orca cannot execute, or undefined when
+ * it is supported. One sentence per element: the element kind decides first,
+ * then its markers (multi-instance, loop, compensation).
+ */
+export function unsupportedMessage(q: SupportQuery, id: string): string | undefined {
+  for (const v of [elementVerdict(q), ...markerVerdicts(q)]) {
+    const entry = v.entry;
+    if (entry?.status === 'supported') continue;
+    const who = `${v.subject} '${id}'${v.detail}`;
+    if (!entry) return `${who} is not supported by Orca.`;
+    switch (entry.status) {
+      case 'notYet':
+        return `${who} is not yet supported by Orca${entry.reason ? `: ${entry.reason}` : ''}.`;
+      case 'never':
+        return `${who} is not supported: ${entry.reason ?? 'SPEC.md offers no API for it'}.`;
+      case 'invalid':
+        return `${who} is not valid here: ${entry.reason ?? 'BPMN does not allow it'}.`;
+    }
+  }
+  return undefined;
+}
