@@ -5,42 +5,98 @@
 // For speed the given instance document is updated in place and returned;
 // a caller that must keep the state before the command passes a copy
 // (structuredClone). A rejected command leaves the document untouched.
-import { Execution } from './execution.ts';
-import { jobOffer } from './behavior/job.ts';
+import { behaviorFor } from './behaviors.ts';
+import { triggerBoundary } from './behavior/boundary.ts';
+import { subscribeEventSubProcesses, triggerEventSubProcess } from './behavior/event-subprocess.ts';
 import { raiseIncident } from './behavior/incident.ts';
+import { jobOffer } from './behavior/job.ts';
+import { raiseUnhandledError, throwChildError, throwChildEscalation } from './behavior/throw.ts';
 import { setLocalVariable, setPropagatedVariable } from './behavior/variables.ts';
-import type { ApplyContext, ApplyResult, Command, ProcessInstance, Variables } from './types.ts';
+import { Execution } from './execution.ts';
+import { nextDue } from './timer/index.ts';
+import type { ApplyContext, ApplyResult, Command, ElementInstance, ProcessInstance, Variables } from './types.ts';
+
+type Rejection = Extract<ApplyResult, { ok: false }>;
 
 export function apply(instance: ProcessInstance | null, command: Command, ctx: ApplyContext): ApplyResult {
   if (command.type === 'start') return start(command, ctx);
   if (instance === null) return { ok: false, code: 'NOT_FOUND', message: 'The process instance does not exist.' };
-  if (instance.state === 'COMPLETED' || instance.state === 'TERMINATED') {
-    const what = command.type === 'cancel' ? 'cannot be cancelled' : 'has no jobs left';
-    if (command.type !== 'cancel') return { ok: false, code: 'NOT_FOUND', message: `Job '${command.jobKey}' not found: process instance '${instance.key}' ${what}; it is ${instance.state.toLowerCase()}.` };
-    return { ok: false, code: 'INVALID_STATE', message: `Process instance '${instance.key}' ${what}: it is already ${instance.state.toLowerCase()}.` };
-  }
+  if (instance.state === 'COMPLETED' || instance.state === 'TERMINATED') return ended(instance, command);
   switch (command.type) {
     case 'completeJob':
       return completeJob(instance, command.jobKey, command.variables, ctx);
     case 'failJob':
       return failJob(instance, command.jobKey, command.retries, command.errorMessage, ctx);
     case 'cancel':
-      return cancel(instance, ctx);
+      return run(instance, ctx, (exec) => {
+        exec.terminateChildren(instance.key);
+        exec.endInstance('TERMINATED');
+      });
+    case 'fireTimer':
+      return fireTimer(instance, command.timerKey, ctx);
+    case 'childCompleted':
+      return childCompleted(instance, command.elementInstanceKey, command.variables, ctx);
+    case 'childError':
+      return withCallActivity(instance, command.elementInstanceKey, ctx, (exec, ei) => {
+        if (!throwChildError(exec, ei, command.errorCode, command.errorMessage)) {
+          // Nobody here catches it either: the child raises the incident where it was thrown.
+          exec.effect({
+            type: 'sendCommand',
+            instanceKey: command.childInstanceKey,
+            command: { type: 'errorUnhandled', elementInstanceKey: command.throwingElementInstanceKey },
+          });
+        }
+      });
+    case 'childEscalation':
+      return withCallActivity(instance, command.elementInstanceKey, ctx, (exec, ei) => throwChildEscalation(exec, ei, command.escalationCode));
+    case 'errorUnhandled': {
+      const thrower = instance.elements[command.elementInstanceKey];
+      if (thrower?.pendingError === undefined) return notFound(`No error is pending at element instance '${command.elementInstanceKey}'.`);
+      return run(instance, ctx, (exec) => raiseUnhandledError(exec, thrower));
+    }
   }
+}
+
+function notFound(message: string): Rejection {
+  return { ok: false, code: 'NOT_FOUND', message };
+}
+
+function ended(instance: ProcessInstance, command: Command): Rejection {
+  const state = instance.state.toLowerCase();
+  switch (command.type) {
+    case 'cancel':
+      return { ok: false, code: 'INVALID_STATE', message: `Process instance '${instance.key}' cannot be cancelled: it is already ${state}.` };
+    case 'completeJob':
+    case 'failJob':
+      return notFound(`Job '${command.jobKey}' not found: process instance '${instance.key}' is ${state}.`);
+    default:
+      return notFound(`Process instance '${instance.key}' is ${state}; nothing waits for this command.`);
+  }
+}
+
+/** Runs `body` over the instance, then the agenda, and collects the outcome. */
+function run(instance: ProcessInstance, ctx: ApplyContext, body: (exec: Execution) => void): ApplyResult {
+  const exec = new Execution(instance, ctx);
+  body(exec);
+  exec.run();
+  return { ok: true, instance, records: exec.records, effects: exec.effects };
 }
 
 function isVariables(value: unknown): value is Variables {
   return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 
+const BAD_VARIABLES: Rejection = { ok: false, code: 'INVALID_ARGUMENT', message: 'variables must be a JSON object (name → value).' };
+
 function start(command: Extract<Command, { type: 'start' }>, ctx: ApplyContext): ApplyResult {
   const variables = command.variables ?? {};
-  if (!isVariables(variables)) return { ok: false, code: 'INVALID_ARGUMENT', message: 'variables must be a JSON object (name → value).' };
+  if (!isVariables(variables)) return BAD_VARIABLES;
   const model = ctx.model;
-  const startEvent = model.noneStartEvent;
+  const startEvent = command.startEventId ?? model.noneStartEvent;
   if (startEvent === undefined) {
     return { ok: false, code: 'INVALID_STATE', message: `Process '${model.id}' has no none start event, so it cannot be started by a request.` };
   }
+  if (!model.startEvents.includes(startEvent)) return { ok: false, code: 'INVALID_ARGUMENT', message: `'${startEvent}' is not a start event of process '${model.id}'.` };
   const key = command.processInstanceKey ?? ctx.nextKey();
   const instance: ProcessInstance = {
     key,
@@ -53,72 +109,115 @@ function start(command: Extract<Command, { type: 'start' }>, ctx: ApplyContext):
     jobs: {},
     incidents: {},
     joins: {},
+    timers: {},
     startedAt: 0,
   };
-  const exec = new Execution(instance, ctx);
-  instance.startedAt = exec.now;
-  exec.record('PROCESS_INSTANCE_STARTED', { elementId: model.id, elementType: 'process', detail: { version: instance.version } });
-  exec.enter({ elementId: startEvent, scopeKey: key });
-  exec.run();
-  return { ok: true, instance, records: exec.records, effects: exec.effects };
+  if (command.parent !== undefined) instance.parent = command.parent;
+  return run(instance, ctx, (exec) => {
+    instance.startedAt = exec.now;
+    exec.record('PROCESS_INSTANCE_STARTED', { elementId: model.id, elementType: 'process', detail: { version: instance.version } });
+    if (model.eventSubProcesses.length > 0 && !subscribeEventSubProcesses(exec, key)) return;
+    exec.enter({ elementId: startEvent, scopeKey: key });
+  });
+}
+
+/** Merges job or child variables into the element's view, as Camunda 8 does. */
+function mergeVariables(instance: ProcessInstance, ei: ElementInstance, hasOutputs: boolean, variables: Variables): void {
+  // With output mappings the variables are local to the element and only the
+  // mappings reach the flow scope; without, they propagate.
+  const from = readScopeKey(instance, ei);
+  for (const name of Object.keys(variables)) {
+    if (hasOutputs) setLocalVariable(instance, ei.key, name, variables[name]);
+    else setPropagatedVariable(instance, from, name, variables[name]);
+  }
+}
+
+function readScopeKey(instance: ProcessInstance, ei: ElementInstance): string {
+  return instance.variables[ei.key] !== undefined ? ei.key : ei.scopeKey;
 }
 
 function completeJob(instance: ProcessInstance, jobKey: string, variables: Variables | undefined, ctx: ApplyContext): ApplyResult {
   const job = instance.jobs[jobKey];
-  if (job === undefined) return { ok: false, code: 'NOT_FOUND', message: `Job '${jobKey}' not found: it was completed or cancelled, or never existed.` };
+  if (job === undefined) return notFound(`Job '${jobKey}' not found: it was completed or cancelled, or never existed.`);
   if (job.state === 'FAILED') {
     return { ok: false, code: 'INVALID_STATE', message: `Job '${jobKey}' failed with no retries left; its incident keeps the instance in INCIDENT.` };
   }
-  if (variables !== undefined && !isVariables(variables)) {
-    return { ok: false, code: 'INVALID_ARGUMENT', message: 'variables must be a JSON object (name → value).' };
-  }
-  const exec = new Execution(instance, ctx);
-  const ei = instance.elements[job.elementInstanceKey];
-  const node = ctx.model.elements[ei.elementId];
-  delete instance.jobs[jobKey];
-  ei.jobKey = undefined;
-  exec.record('JOB_COMPLETED', { elementId: job.elementId, elementInstanceKey: ei.key, jobKey, detail: { variables: Object.keys(variables ?? {}) } });
-  if (variables !== undefined) {
-    // With output mappings the job's variables are local to the task and only
-    // the mappings reach the flow scope; without, they propagate (Camunda 8).
-    const local = node.outputs.length > 0;
-    for (const name of Object.keys(variables)) {
-      if (local) setLocalVariable(instance, ei.key, name, variables[name]);
-      else setPropagatedVariable(instance, instance.variables[ei.key] !== undefined ? ei.key : ei.scopeKey, name, variables[name]);
-    }
-  }
-  exec.completeElement(ei, node);
-  exec.run();
-  return { ok: true, instance, records: exec.records, effects: exec.effects };
+  if (variables !== undefined && !isVariables(variables)) return BAD_VARIABLES;
+  return run(instance, ctx, (exec) => {
+    const ei = instance.elements[job.elementInstanceKey];
+    const node = ctx.model.elements[ei.elementId];
+    delete instance.jobs[jobKey];
+    if (ei.jobKey === jobKey) ei.jobKey = undefined;
+    exec.record('JOB_COMPLETED', { elementId: job.elementId, elementInstanceKey: ei.key, jobKey, detail: { variables: Object.keys(variables ?? {}) } });
+    if (variables !== undefined) mergeVariables(instance, ei, node.outputs.length > 0, variables);
+    const behavior = behaviorFor(node);
+    if (behavior.jobCompleted !== undefined) behavior.jobCompleted(exec, ei, node, job);
+    else exec.completeElement(ei, node);
+  });
 }
 
 function failJob(instance: ProcessInstance, jobKey: string, retries: number, errorMessage: string | undefined, ctx: ApplyContext): ApplyResult {
   const job = instance.jobs[jobKey];
-  if (job === undefined) return { ok: false, code: 'NOT_FOUND', message: `Job '${jobKey}' not found: it was completed or cancelled, or never existed.` };
+  if (job === undefined) return notFound(`Job '${jobKey}' not found: it was completed or cancelled, or never existed.`);
   if (job.state === 'FAILED') return { ok: false, code: 'INVALID_STATE', message: `Job '${jobKey}' already failed with no retries left.` };
   if (!Number.isInteger(retries) || retries < 0) {
     return { ok: false, code: 'INVALID_ARGUMENT', message: `retries must be a whole number of at least 0, not ${String(retries)}.` };
   }
-  const exec = new Execution(instance, ctx);
-  job.retries = retries;
-  job.errorMessage = errorMessage;
-  exec.record('JOB_FAILED', { elementId: job.elementId, elementInstanceKey: job.elementInstanceKey, jobKey, detail: { retries, errorMessage } });
-  if (retries > 0) {
-    // SPEC.md: a failed job with retries left is offered again at once.
-    exec.effect({ type: 'enqueueJob', job: jobOffer(instance, job) });
-  } else {
+  return run(instance, ctx, (exec) => {
+    job.retries = retries;
+    job.errorMessage = errorMessage;
+    exec.record('JOB_FAILED', { elementId: job.elementId, elementInstanceKey: job.elementInstanceKey, jobKey, detail: { retries, errorMessage } });
+    if (retries > 0) {
+      // SPEC.md: a failed job with retries left is offered again at once.
+      exec.effect({ type: 'enqueueJob', job: jobOffer(instance, job) });
+      return;
+    }
     job.state = 'FAILED';
     const ei = instance.elements[job.elementInstanceKey];
     raiseIncident(exec, ei, 'JOB_NO_RETRIES', errorMessage ? `No more retries left: ${errorMessage}` : 'No more retries left.', jobKey);
-  }
-  return { ok: true, instance, records: exec.records, effects: exec.effects };
+  });
 }
 
-function cancel(instance: ProcessInstance, ctx: ApplyContext): ApplyResult {
-  const exec = new Execution(instance, ctx);
-  exec.terminateChildren(instance.key);
-  instance.state = 'TERMINATED';
-  instance.endedAt = exec.now;
-  exec.record('PROCESS_INSTANCE_TERMINATED', { elementId: instance.bpmnProcessId, elementType: 'process' });
-  return { ok: true, instance, records: exec.records, effects: exec.effects };
+function fireTimer(instance: ProcessInstance, timerKey: string, ctx: ApplyContext): ApplyResult {
+  const timer = instance.timers[timerKey];
+  if (timer === undefined) return notFound(`Timer '${timerKey}' not found: it already fired or was cancelled.`);
+  return run(instance, ctx, (exec) => {
+    const event = ctx.model.elements[timer.elementId];
+    exec.record('TIMER_TRIGGERED', { elementId: event.id, detail: { timerKey, dueAt: timer.dueAt } });
+    // Cycles on non-interrupting events fire again while their owner lives.
+    const repeats = (event.type === 'boundaryEvent' && event.cancelActivity === false) || (event.type === 'startEvent' && event.isInterrupting === false);
+    const next = repeats ? nextDue(timer.schedule, timer.dueAt, timer.firedCount + 1, exec.now) : null;
+    if (next === null) delete instance.timers[timerKey];
+    else {
+      timer.firedCount++;
+      timer.dueAt = next;
+      exec.effect({ type: 'scheduleTimer', timerKey, dueAt: next, elementId: event.id });
+    }
+    if (event.type === 'boundaryEvent') triggerBoundary(exec, instance.elements[timer.ownerKey], event);
+    else if (event.type === 'startEvent') triggerEventSubProcess(exec, timer.ownerKey, event);
+    else {
+      const owner = instance.elements[timer.ownerKey];
+      const node = ctx.model.elements[owner.elementId];
+      behaviorFor(node).timerFired?.(exec, owner, node, timer);
+    }
+  });
 }
+
+function withCallActivity(instance: ProcessInstance, eiKey: string, ctx: ApplyContext, body: (exec: Execution, ei: ElementInstance) => void): ApplyResult {
+  const ei = instance.elements[eiKey];
+  if (ei?.childInstanceKey === undefined) return notFound(`Call activity instance '${eiKey}' is no longer waiting for its child.`);
+  return run(instance, ctx, (exec) => body(exec, ei));
+}
+
+function childCompleted(instance: ProcessInstance, eiKey: string, variables: Variables, ctx: ApplyContext): ApplyResult {
+  return withCallActivity(instance, eiKey, ctx, (exec, ei) => {
+    const node = ctx.model.elements[ei.elementId];
+    ei.childInstanceKey = undefined;
+    const hasOutputs = node.outputs.length > 0;
+    // Without propagateAllChildVariables only the output mappings see the child's variables.
+    if (node.calledElement!.propagateAllChildVariables) mergeVariables(instance, ei, hasOutputs, variables);
+    else if (hasOutputs) for (const name of Object.keys(variables)) setLocalVariable(instance, ei.key, name, variables[name]);
+    exec.completeElement(ei, node);
+  });
+}
+

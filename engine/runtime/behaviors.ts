@@ -4,6 +4,10 @@
 import type { ElementType, FlowNode } from '../model/types.ts';
 import type { ElementBehavior } from './behavior/element-behavior.ts';
 import { subProcess } from './container/sub-process.ts';
+import { boundaryEvent } from './event/boundary-event.ts';
+import { eventBasedGateway } from './gateway/event-based-gateway.ts';
+import { businessRuleTask } from './task/business-rule-task.ts';
+import { callActivity } from './task/call-activity.ts';
 import { endEvent } from './event/end-event.ts';
 import { intermediateCatchEvent } from './event/intermediate-catch-event.ts';
 import { intermediateThrowEvent } from './event/intermediate-throw-event.ts';
@@ -26,8 +30,11 @@ const behaviors: Partial<Record<ElementType, ElementBehavior>> = {
   scriptTask: jobTask,
   userTask: jobTask,
   receiveTask: jobTask,
-  businessRuleTask: jobTask,
+  businessRuleTask,
+  callActivity,
+  boundaryEvent,
   exclusiveGateway,
+  eventBasedGateway,
   parallelGateway,
   inclusiveGateway,
   subProcess,

@@ -14,15 +14,15 @@ import type { Arrival } from './behavior/element-behavior.ts';
 import { selectOutgoing } from './behavior/flow.ts';
 import { raiseIncident } from './behavior/incident.ts';
 import { applyInputs, applyOutputs } from './behavior/io-mapping.ts';
-import { cancelJob } from './behavior/job.ts';
+import { cancelJob, withdrawJobsOf } from './behavior/job.ts';
+import { innerCompleted, multiInstanceBody } from './container/multi-instance.ts';
+import { subscribeBoundaries } from './behavior/boundary.ts';
+import { cancelTimersOf } from './behavior/timers.ts';
 import type { ApplyContext, Effect, ElementInstance, HistoryRecord, ProcessInstance, RecordType } from './types.ts';
 
 const DEFAULT_STEP_BUDGET = 10_000;
 
-interface QueuedArrival extends Arrival {
-  /** Set when a join already consumed the tokens for this arrival. */
-  joined?: boolean;
-}
+type QueuedArrival = Arrival;
 
 export class Execution {
   readonly records: HistoryRecord[] = [];
@@ -66,10 +66,11 @@ export class Execution {
     this.agenda.push(arrival);
   }
 
-  takeFlow(flowId: string, scopeKey: string): void {
+  /** Sends a token along a flow; `triggered` when the target event already happened (event-based gateway). */
+  takeFlow(flowId: string, scopeKey: string, triggered?: boolean): void {
     const flow = this.model.flows[flowId];
     this.record('SEQUENCE_FLOW_TAKEN', { elementId: flowId, elementType: 'sequenceFlow' });
-    this.enter({ elementId: flow.targetRef, scopeKey, flowId });
+    this.enter(triggered ? { elementId: flow.targetRef, scopeKey, flowId, triggered } : { elementId: flow.targetRef, scopeKey, flowId });
   }
 
   /** Changes a scope's live-token count; a scope that reaches zero has finished. */
@@ -84,15 +85,34 @@ export class Execution {
     if (scope === undefined) return;
     scope.children = (scope.children ?? 0) + delta;
     if (scope.children === 0 && delta < 0) {
-      behaviorFor(this.model.elements[scope.elementId]).childrenCompleted?.(this, scope, this.model.elements[scope.elementId]);
+      const node = this.model.elements[scope.elementId];
+      if (scope.loop !== undefined) multiInstanceBody.childrenCompleted!(this, scope, node);
+      else behaviorFor(node).childrenCompleted?.(this, scope, node);
     }
   }
 
   private processFinished(): void {
     if (this.ended || this.instance.state === 'INCIDENT') return;
-    this.instance.state = 'COMPLETED';
+    this.endInstance('COMPLETED');
+    const parent = this.instance.parent;
+    if (parent !== undefined) {
+      this.effect({
+        type: 'sendCommand',
+        instanceKey: parent.instanceKey,
+        command: { type: 'childCompleted', elementInstanceKey: parent.elementInstanceKey, variables: this.instance.variables[this.instance.key] },
+      });
+    }
+  }
+
+  /** Final state: withdraws the process-level subscriptions (event subprocess timers). */
+  endInstance(state: 'COMPLETED' | 'TERMINATED'): void {
+    cancelTimersOf(this, this.instance.key);
+    this.instance.state = state;
     this.instance.endedAt = this.now;
-    this.record('PROCESS_INSTANCE_COMPLETED', { elementId: this.instance.bpmnProcessId, elementType: 'process' });
+    this.record(state === 'COMPLETED' ? 'PROCESS_INSTANCE_COMPLETED' : 'PROCESS_INSTANCE_TERMINATED', {
+      elementId: this.instance.bpmnProcessId,
+      elementType: 'process',
+    });
   }
 
   private scopeExists(scopeKey: string): boolean {
@@ -123,14 +143,27 @@ export class Execution {
     const node = this.model.elements[arrival.elementId];
     const behavior = behaviorFor(node);
     if (!arrival.joined && behavior.arrive !== undefined && !behavior.arrive(this, arrival, node)) return;
-    this.activate(node, arrival.scopeKey);
+    this.activate(node, arrival);
   }
 
-  private activate(node: FlowNode, scopeKey: string): void {
-    const ei: ElementInstance = { key: this.nextKey(), elementId: node.id, scopeKey };
+  private activate(node: FlowNode, arrival: QueuedArrival): void {
+    const ei: ElementInstance = { key: this.nextKey(), elementId: node.id, scopeKey: arrival.scopeKey };
     this.record('ELEMENT_ACTIVATED', { elementId: node.id, elementType: node.type, elementInstanceKey: ei.key });
+    if (node.loop !== undefined && arrival.loopIndex === undefined) {
+      // The multi-instance body: boundary events belong to it, io mappings to each inner instance.
+      if (node.boundaryEvents.length > 0 && !subscribeBoundaries(this, ei, node)) return;
+      multiInstanceBody.activate(this, ei, node, arrival);
+      return;
+    }
+    if (arrival.loopIndex !== undefined) {
+      ei.loopIndex = arrival.loopIndex;
+      const body = this.instance.elements[arrival.scopeKey];
+      const local = (this.instance.variables[ei.key] = { loopCounter: arrival.loopIndex + 1 } as Record<string, unknown>);
+      if (node.loop?.inputElement && body.loop?.items) local[node.loop.inputElement] = body.loop.items[arrival.loopIndex] ?? null;
+    }
     if (node.inputs.length > 0 && !applyInputs(this, ei, node)) return;
-    behaviorFor(node).activate(this, ei, node);
+    if (arrival.loopIndex === undefined && node.boundaryEvents.length > 0 && !subscribeBoundaries(this, ei, node)) return;
+    behaviorFor(node).activate(this, ei, node, arrival);
   }
 
   /** Gateways that join inclusively fire once no token can still reach them; checked when the agenda is empty. */
@@ -200,13 +233,17 @@ export class Execution {
    * Leaves an element: output mappings, then its outgoing flows (conditions
    * and default flow as for an activity, unless the caller chose the flows).
    */
-  completeElement(ei: ElementInstance, node: FlowNode, chosenFlows?: string[]): void {
-    if (node.outputs.length > 0 && !applyOutputs(this, ei, node)) return;
+  completeElement(ei: ElementInstance, node: FlowNode, chosenFlows?: string[], options?: { skipOutputs?: boolean; triggered?: boolean }): void {
+    if (node.outputs.length > 0 && !options?.skipOutputs && !applyOutputs(this, ei, node)) return;
+    if (ei.loopIndex !== undefined) {
+      innerCompleted(this, ei, node);
+      return;
+    }
     const flows = chosenFlows ?? selectOutgoing(this, ei, node, 'activity');
     if (flows === undefined) return;
     this.record('ELEMENT_COMPLETED', { elementId: node.id, elementType: node.type, elementInstanceKey: ei.key });
     this.forget(ei);
-    for (const flowId of flows) this.takeFlow(flowId, ei.scopeKey);
+    for (const flowId of flows) this.takeFlow(flowId, ei.scopeKey, options?.triggered);
     this.adjustTokens(ei.scopeKey, -1);
   }
 
@@ -214,6 +251,8 @@ export class Execution {
   terminateElement(ei: ElementInstance): void {
     if (ei.children !== undefined) this.terminateChildren(ei.key);
     if (ei.jobKey !== undefined) cancelJob(this, ei.jobKey);
+    if (this.model.elements[ei.elementId].type === 'eventBasedGateway') withdrawJobsOf(this, ei.key);
+    if (ei.childInstanceKey !== undefined) this.effect({ type: 'sendCommand', instanceKey: ei.childInstanceKey, command: { type: 'cancel' } });
     this.record('ELEMENT_TERMINATED', { elementId: ei.elementId, elementType: this.model.elements[ei.elementId].type, elementInstanceKey: ei.key });
     this.forget(ei);
   }
@@ -224,6 +263,7 @@ export class Execution {
     this.agenda = this.agenda.filter((a, i) => i < this.head || a.scopeKey !== scopeKey);
     const prefix = `${scopeKey}/`;
     for (const joinKey of Object.keys(this.instance.joins)) if (joinKey.startsWith(prefix)) delete this.instance.joins[joinKey];
+    cancelTimersOf(this, scopeKey);
     if (scopeKey === this.instance.key) this.instance.children = 0;
     else {
       const scope = this.instance.elements[scopeKey];
@@ -231,8 +271,13 @@ export class Execution {
     }
   }
 
-  private forget(ei: ElementInstance): void {
+  /** Drops an element instance from the document, with its local variables and its timers. */
+  forget(ei: ElementInstance): void {
     delete this.instance.elements[ei.key];
-    delete this.instance.variables[ei.key];
+    if (this.instance.variables[ei.key] !== undefined) delete this.instance.variables[ei.key];
+    for (const _ in this.instance.timers) {
+      cancelTimersOf(this, ei.key);
+      break;
+    }
   }
 }

@@ -1,11 +1,16 @@
-// A single-process driver around apply(): holds instances and job queues in
-// memory and plays the part the partition leader and Redis queues play in
-// production. It backs `orca simulate`, the core benchmark and the runtime
-// tests; the durable engine replaces it, not the state machine.
+// A single-process driver around apply(): holds instances, job queues,
+// timers and deployments in memory and plays the part the partition leader
+// and the Redis queues play in production (route effects, resolve called
+// processes and decisions, fire due timers). It backs `orca simulate`, the
+// core benchmark and the runtime tests; the durable engine replaces it, not
+// the state machine.
+import type { CompiledDmn } from '../dmn/index.ts';
+import { evaluateDecision } from '../dmn/index.ts';
 import type { ProcessModel } from '../model/types.ts';
 import { apply } from './apply.ts';
 import { visibleVariables } from './behavior/variables.ts';
-import type { ApplyResult, Command, HistoryRecord, JobOffer, ProcessInstance, Variables } from './types.ts';
+import { firstDue, nextDue, parseTimer, type TimerSchedule } from './timer/index.ts';
+import type { ApplyContext, ApplyResult, Command, DecisionEvaluator, HistoryRecord, JobOffer, ProcessInstance, Variables } from './types.ts';
 
 export interface ActivatedJob extends JobOffer {
   variables: Variables;
@@ -30,36 +35,82 @@ export class CommandRejected extends Error {
   }
 }
 
+interface ScheduledTimer {
+  dueAt: number;
+  /** An instance's timer, or a timer start event of a deployed process. */
+  instanceKey?: string;
+  start?: { bpmnProcessId: string; elementId: string; schedule: TimerSchedule; fired: number };
+}
+
 export class InMemoryEngine {
-  private readonly models = new Map<string, ProcessModel>();
+  private readonly models = new Map<string, { model: ProcessModel; version: number }>();
+  private readonly decisions = new Map<string, CompiledDmn>();
   private readonly instances = new Map<string, ProcessInstance>();
   /** job key → instance key, for routing job commands. */
   private readonly jobOwners = new Map<string, string>();
   /** job type → queued job offers (FIFO). */
   private readonly queues = new Map<string, JobOffer[]>();
   private readonly histories = new Map<string, HistoryRecord[]>();
+  private readonly timers = new Map<string, ScheduledTimer>();
+  /** Commands for other instances, applied after the one that produced them. */
+  private readonly outbox: { instanceKey: string; command: Command }[] = [];
   private counter = 2251799813685248; // 2^51, so keys look like the durable engine's 64-bit keys
   private readonly now: () => number;
+  private readonly evaluate: DecisionEvaluator = (decisionId, variables) => {
+    const model = this.decisions.get(decisionId);
+    if (model === undefined) return { ok: false, error: `no decision '${decisionId}' is deployed` };
+    const result = evaluateDecision(model, decisionId, variables);
+    return result.ok ? { ok: true, result: result.result } : { ok: false, error: result.error };
+  };
+  private readonly hasProcess = (id: string) => this.models.has(id);
 
   constructor(private readonly options: InMemoryEngineOptions = {}) {
     this.now = options.now ?? Date.now;
   }
 
-  deploy(process: ProcessModel): void {
-    this.models.set(process.id, process);
+  /** Deploys a process; a new version replaces the previous one's timer start events. */
+  deploy(process: ProcessModel): number {
+    const version = (this.models.get(process.id)?.version ?? 0) + 1;
+    this.models.set(process.id, { model: process, version });
+    for (const [key, timer] of this.timers) if (timer.start?.bpmnProcessId === process.id) this.timers.delete(key);
+    for (const id of process.startEvents) {
+      const definition = process.elements[id].eventDefinition;
+      if (definition?.kind !== 'timer' || definition.timer!.expr.kind !== 'literal') continue;
+      const parsed = parseTimer(definition.timer!.type, definition.timer!.expr.value);
+      if (!parsed.ok) throw new CommandRejected('INVALID_ARGUMENT', `Timer start event '${id}': ${parsed.error}`);
+      const dueAt = firstDue(parsed.schedule, this.now());
+      this.timers.set(this.nextKey(), { dueAt, start: { bpmnProcessId: process.id, elementId: id, schedule: parsed.schedule, fired: 0 } });
+    }
+    return version;
+  }
+
+  /** Makes every decision of a compiled DMN model callable by business-rule tasks (latest deployment wins). */
+  deployDecisions(model: CompiledDmn): void {
+    for (const decision of model.decisions) this.decisions.set(decision.id, model);
   }
 
   private nextKey = (): string => String(++this.counter);
 
-  private context(model: ProcessModel) {
-    return { model, nextKey: this.nextKey, now: this.now, stepBudget: this.options.stepBudget };
+  private context(bpmnProcessId: string): ApplyContext {
+    const deployed = this.models.get(bpmnProcessId);
+    if (deployed === undefined) throw new CommandRejected('NOT_FOUND', `No process '${bpmnProcessId}' is deployed.`);
+    return {
+      model: deployed.model,
+      nextKey: this.nextKey,
+      now: this.now,
+      stepBudget: this.options.stepBudget,
+      evaluateDecision: this.evaluate,
+      hasProcess: this.hasProcess,
+    };
   }
 
   /** Starts an instance of the deployed process `bpmnProcessId`; returns the instance key. */
-  start(bpmnProcessId: string, variables: Variables = {}): string {
-    const model = this.models.get(bpmnProcessId);
-    if (model === undefined) throw new CommandRejected('NOT_FOUND', `No process '${bpmnProcessId}' is deployed.`);
-    return this.settle(apply(null, { type: 'start', variables }, this.context(model))).key;
+  start(bpmnProcessId: string, variables: Variables = {}, startEventId?: string): string {
+    const ctx = this.context(bpmnProcessId);
+    const version = this.models.get(bpmnProcessId)!.version;
+    const key = this.settle(apply(null, { type: 'start', variables, version, startEventId }, ctx)).key;
+    this.drainOutbox();
+    return key;
   }
 
   /** Pops up to `max` jobs of `type`, with the variables visible to each now. */
@@ -85,13 +136,63 @@ export class InMemoryEngine {
   }
 
   cancel(instanceKey: string): void {
+    this.command(instanceKey, { type: 'cancel' });
+  }
+
+  /** Applies a command to an instance, then whatever it sends to other instances. */
+  command(instanceKey: string, command: Command): void {
     const instance = this.instances.get(instanceKey);
     if (instance === undefined) throw new CommandRejected('NOT_FOUND', `Process instance '${instanceKey}' not found.`);
-    this.settle(apply(instance, { type: 'cancel' }, this.context(this.models.get(instance.bpmnProcessId)!)));
+    this.settle(apply(instance, command, this.context(instance.bpmnProcessId)));
+    this.drainOutbox();
+  }
+
+  /** Moves nothing but fires, in due order, every timer due at or before now(). Returns how many fired. */
+  fireDueTimers(): number {
+    let fired = 0;
+    for (;;) {
+      const now = this.now();
+      let nextKey: string | undefined;
+      let next: ScheduledTimer | undefined;
+      for (const [key, timer] of this.timers) {
+        if (timer.dueAt <= now && (next === undefined || timer.dueAt < next.dueAt)) [nextKey, next] = [key, timer];
+      }
+      if (next === undefined || nextKey === undefined) return fired;
+      fired++;
+      this.timers.delete(nextKey);
+      if (next.start !== undefined) this.fireStartTimer(next.start, next.dueAt);
+      else {
+        try {
+          this.command(next.instanceKey!, { type: 'fireTimer', timerKey: nextKey });
+        } catch (err) {
+          // A timer whose owner ended meanwhile is simply gone.
+          if (!(err instanceof CommandRejected)) throw err;
+        }
+      }
+    }
+  }
+
+  private fireStartTimer(start: NonNullable<ScheduledTimer['start']>, dueAt: number): void {
+    const fired = start.fired + 1;
+    const again = nextDue(start.schedule, dueAt, fired, this.now());
+    if (again !== null) this.timers.set(this.nextKey(), { dueAt: again, start: { ...start, fired } });
+    this.start(start.bpmnProcessId, {}, start.elementId);
+  }
+
+  /** When the next timer is due, or undefined when none is armed. */
+  nextTimerDue(): number | undefined {
+    let due: number | undefined;
+    for (const timer of this.timers.values()) if (due === undefined || timer.dueAt < due) due = timer.dueAt;
+    return due;
   }
 
   instance(key: string): ProcessInstance | undefined {
     return this.instances.get(key);
+  }
+
+  /** Instances started by call activities of `key`. */
+  children(key: string): ProcessInstance[] {
+    return [...this.instances.values()].filter((i) => i.parent?.instanceKey === key);
   }
 
   history(key: string): HistoryRecord[] {
@@ -105,9 +206,19 @@ export class InMemoryEngine {
 
   private jobCommand(jobKey: string, command: Command): void {
     const owner = this.jobOwners.get(jobKey);
-    const instance = owner === undefined ? undefined : this.instances.get(owner);
-    if (instance === undefined) throw new CommandRejected('NOT_FOUND', `Job '${jobKey}' not found.`);
-    this.settle(apply(instance, command, this.context(this.models.get(instance.bpmnProcessId)!)));
+    if (owner === undefined || !this.instances.has(owner)) throw new CommandRejected('NOT_FOUND', `Job '${jobKey}' not found.`);
+    this.command(owner, command);
+  }
+
+  private drainOutbox(): void {
+    while (this.outbox.length > 0) {
+      const { instanceKey, command } = this.outbox.shift()!;
+      const instance = this.instances.get(instanceKey);
+      if (instance === undefined) continue;
+      const result = apply(instance, command, this.context(instance.bpmnProcessId));
+      // A message for an instance that already moved on (a child cancelled after it completed) changes nothing.
+      if (result.ok) this.settle(result);
+    }
   }
 
   private settle(result: ApplyResult): ProcessInstance {
@@ -120,13 +231,42 @@ export class InMemoryEngine {
       else history.push(...result.records);
     }
     for (const effect of result.effects) {
-      if (effect.type === 'enqueueJob') {
-        this.jobOwners.set(effect.job.key, instance.key);
-        let queue = this.queues.get(effect.job.type);
-        if (queue === undefined) this.queues.set(effect.job.type, (queue = []));
-        queue.push(effect.job);
-      } else {
-        this.jobOwners.delete(effect.jobKey);
+      switch (effect.type) {
+        case 'enqueueJob': {
+          this.jobOwners.set(effect.job.key, instance.key);
+          let queue = this.queues.get(effect.job.type);
+          if (queue === undefined) this.queues.set(effect.job.type, (queue = []));
+          queue.push(effect.job);
+          break;
+        }
+        case 'cancelJob':
+          this.jobOwners.delete(effect.jobKey);
+          break;
+        case 'scheduleTimer':
+          this.timers.set(effect.timerKey, { dueAt: effect.dueAt, instanceKey: instance.key });
+          break;
+        case 'cancelTimer':
+          this.timers.delete(effect.timerKey);
+          break;
+        case 'startChild': {
+          const ctx = this.context(effect.bpmnProcessId);
+          const child = apply(
+            null,
+            {
+              type: 'start',
+              processInstanceKey: effect.childInstanceKey,
+              variables: effect.variables,
+              version: this.models.get(effect.bpmnProcessId)!.version,
+              parent: { instanceKey: instance.key, elementInstanceKey: effect.parentElementInstanceKey },
+            },
+            ctx,
+          );
+          this.settle(child);
+          break;
+        }
+        case 'sendCommand':
+          this.outbox.push({ instanceKey: effect.instanceKey, command: effect.command });
+          break;
       }
     }
     // Completed jobs no longer route anywhere.

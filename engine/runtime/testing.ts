@@ -63,3 +63,30 @@ export function visited(engine: InMemoryEngine, instanceKey: string): string[] {
     .filter((r) => r.type === 'ELEMENT_COMPLETED')
     .map((r) => r.elementId!);
 }
+
+/** A fake clock tests move by hand. */
+export function fakeClock(start = Date.UTC(2026, 0, 1)) {
+  let now = start;
+  return {
+    now: () => now,
+    advance(ms: number) {
+      now += ms;
+    },
+    set(to: number) {
+      now = to;
+    },
+  };
+}
+
+export function timerCatch(id: string, kind: 'timeDuration' | 'timeDate' | 'timeCycle', text: string): string {
+  return `<bpmn:intermediateCatchEvent id="${id}"><bpmn:timerEventDefinition><bpmn:${kind}>${escapeXml(text)}</bpmn:${kind}></bpmn:timerEventDefinition></bpmn:intermediateCatchEvent>`;
+}
+
+export function timerBoundary(id: string, host: string, kind: 'timeDuration' | 'timeDate' | 'timeCycle', text: string, interrupting = true): string {
+  return (
+    `<bpmn:boundaryEvent id="${id}" attachedToRef="${host}" cancelActivity="${interrupting}">` +
+    `<bpmn:timerEventDefinition><bpmn:${kind}>${escapeXml(text)}</bpmn:${kind}></bpmn:timerEventDefinition></bpmn:boundaryEvent>`
+  );
+}
+
+export const MINUTE = 60_000;

@@ -3,6 +3,7 @@
 // world). Everything here is plain JSON so the instance document can live in
 // one JSONB column and records can be appended to history as they are.
 import type { ProcessModel } from '../model/types.ts';
+import type { TimerSchedule } from './timer/index.ts';
 
 export type Variables = Record<string, unknown>;
 
@@ -23,6 +24,34 @@ export interface ElementInstance {
   children?: number;
   /** Set while the element is stuck on an incident. */
   incidentKey?: string;
+  /** Call activities: the key of the child instance. */
+  childInstanceKey?: string;
+  /** Multi-instance: set on the body. */
+  loop?: LoopState;
+  /** Multi-instance: set on each inner instance (0-based index into the collection). */
+  loopIndex?: number;
+  /** An error thrown here waits for the parent instance to say whether it catches it. */
+  pendingError?: { errorCode: string; errorMessage?: string };
+}
+
+export interface LoopState {
+  /** The input collection, or null when driven by a cardinality. */
+  items: unknown[] | null;
+  total: number;
+  /** Index of the next inner instance to start (sequential). */
+  next: number;
+  completed: number;
+}
+
+export interface Timer {
+  key: string;
+  /** The timer event: a catch event, a boundary event, an event subprocess start event. */
+  elementId: string;
+  /** Who the subscription belongs to: the waiting catch event or event-based gateway, the boundary's host activity, or the scope of an event subprocess. */
+  ownerKey: string;
+  dueAt: number;
+  schedule: TimerSchedule;
+  firedCount: number;
 }
 
 export type JobState = 'ACTIVATABLE' | 'FAILED';
@@ -43,7 +72,10 @@ export type IncidentType =
   | 'CONDITION_ERROR'
   | 'EXTRACT_VALUE_ERROR'
   | 'IO_MAPPING_ERROR'
-  | 'STEP_BUDGET_EXCEEDED';
+  | 'STEP_BUDGET_EXCEEDED'
+  | 'UNHANDLED_ERROR_EVENT'
+  | 'CALLED_ELEMENT_ERROR'
+  | 'DECISION_EVALUATION_ERROR';
 
 export interface Incident {
   key: string;
@@ -75,6 +107,10 @@ export interface ProcessInstance {
    * `${scopeKey}/${gatewayId}` → sequence flow id → count.
    */
   joins: Record<string, Record<string, number>>;
+  /** Armed timers by key. */
+  timers: Record<string, Timer>;
+  /** Set on a child started by a call activity. */
+  parent?: { instanceKey: string; elementInstanceKey: string };
   startedAt: number;
   endedAt?: number;
 }
@@ -86,10 +122,26 @@ export type Command =
       processInstanceKey?: string;
       variables?: Variables;
       version?: number;
+      /** Start at this start event (a timer start) instead of the none start event. */
+      startEventId?: string;
+      /** A child of a call activity. */
+      parent?: { instanceKey: string; elementInstanceKey: string };
     }
   | { type: 'completeJob'; jobKey: string; variables?: Variables }
   | { type: 'failJob'; jobKey: string; retries: number; errorMessage?: string }
-  | { type: 'cancel' };
+  | { type: 'cancel' }
+  | { type: 'fireTimer'; timerKey: string }
+  /** To a parent: its call activity's child completed with these variables. */
+  | { type: 'childCompleted'; elementInstanceKey: string; variables: Variables }
+  /** To a parent: an error its child did not catch, for the call activity and above to catch. */
+  | { type: 'childError'; elementInstanceKey: string; childInstanceKey: string; errorCode: string; errorMessage?: string; throwingElementInstanceKey: string }
+  /** To a parent: an escalation its child did not catch. */
+  | { type: 'childEscalation'; elementInstanceKey: string; escalationCode: string }
+  /** To a child: nobody above caught the error it threw. */
+  | { type: 'errorUnhandled'; elementInstanceKey: string };
+
+/** Evaluates the latest deployed version of a decision (DMN); supplied by whoever holds the deployments. */
+export type DecisionEvaluator = (decisionId: string, variables: Variables) => { ok: true; result: unknown } | { ok: false; error: string };
 
 export interface ApplyContext {
   model: ProcessModel;
@@ -99,6 +151,10 @@ export interface ApplyContext {
   now(): number;
   /** Upper bound on element steps one command may take (guards cycles without a wait state). Default 10,000. */
   stepBudget?: number;
+  /** Business-rule tasks with zeebe:calledDecision evaluate through this; absent → incident. */
+  evaluateDecision?: DecisionEvaluator;
+  /** Whether a process id is deployed (call activities); absent → assumed. */
+  hasProcess?: (bpmnProcessId: string) => boolean;
 }
 
 export type RecordType =
@@ -114,7 +170,13 @@ export type RecordType =
   | 'JOB_FAILED'
   | 'JOB_CANCELED'
   | 'INCIDENT_CREATED'
-  | 'VARIABLES_UPDATED';
+  | 'VARIABLES_UPDATED'
+  | 'TIMER_CREATED'
+  | 'TIMER_TRIGGERED'
+  | 'TIMER_CANCELED'
+  | 'ERROR_THROWN'
+  | 'ESCALATION_THROWN'
+  | 'DECISION_EVALUATED';
 
 export interface HistoryRecord {
   type: RecordType;
@@ -143,7 +205,13 @@ export interface JobOffer {
 
 export type Effect =
   | { type: 'enqueueJob'; job: JobOffer }
-  | { type: 'cancelJob'; jobKey: string; jobType: string };
+  | { type: 'cancelJob'; jobKey: string; jobType: string }
+  | { type: 'scheduleTimer'; timerKey: string; dueAt: number; elementId: string }
+  | { type: 'cancelTimer'; timerKey: string }
+  /** Start a child instance of the latest deployed version of `bpmnProcessId` under this key. */
+  | { type: 'startChild'; childInstanceKey: string; bpmnProcessId: string; variables: Variables; parentElementInstanceKey: string }
+  /** Apply `command` to another instance (parent or child). */
+  | { type: 'sendCommand'; instanceKey: string; command: Command };
 
 export type RejectionCode = 'NOT_FOUND' | 'INVALID_STATE' | 'INVALID_ARGUMENT';
 

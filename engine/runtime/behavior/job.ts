@@ -21,21 +21,25 @@ export function jobOffer(instance: ProcessInstance, job: Job): JobOffer {
   };
 }
 
-/** Creates the element's job and leaves the element waiting on it. */
-export function createJob(exec: Execution, ei: ElementInstance, node: FlowNode): void {
+/**
+ * Creates the job of `node` for `ei` and leaves the element waiting on it.
+ * An event-based gateway creates one per message branch: then `node` is the
+ * branch's catch event, and the jobs hang off the gateway's instance.
+ */
+export function createJob(exec: Execution, ei: ElementInstance, node: FlowNode): boolean {
   const definition = node.job!;
   const type = evaluateValue(exec, ei, definition.type);
   if (!type.ok || typeof type.value !== 'string' || type.value === '') {
     const why = type.ok ? `it gave ${describe(type.value)}, not a non-empty string` : type.error;
     raiseIncident(exec, ei, 'EXTRACT_VALUE_ERROR', `The job type of '${node.id}' could not be determined: ${why}.`);
-    return;
+    return false;
   }
   const retriesResult = evaluateValue(exec, ei, definition.retries);
   const retries = retriesResult.ok ? Number(retriesResult.value) : NaN;
   if (!Number.isInteger(retries) || retries < 0) {
     const why = retriesResult.ok ? `it gave ${describe(retriesResult.value)}, not a whole number of at least 0` : retriesResult.error;
     raiseIncident(exec, ei, 'EXTRACT_VALUE_ERROR', `The job retries of '${node.id}' could not be determined: ${why}.`);
-    return;
+    return false;
   }
   const job: Job = {
     key: exec.nextKey(),
@@ -47,10 +51,18 @@ export function createJob(exec: Execution, ei: ElementInstance, node: FlowNode):
     state: 'ACTIVATABLE',
   };
   exec.instance.jobs[job.key] = job;
-  ei.jobKey = job.key;
+  if (ei.elementId === node.id) ei.jobKey = job.key;
   exec.persist(ei);
   exec.record('JOB_CREATED', { elementId: node.id, elementInstanceKey: ei.key, jobKey: job.key, detail: { jobType: job.type, retries } });
   exec.effect({ type: 'enqueueJob', job: jobOffer(exec.instance, job) });
+  return true;
+}
+
+/** Cancels every job hanging off `eiKey` (the branches of an event-based gateway). */
+export function withdrawJobsOf(exec: Execution, eiKey: string, except?: string): void {
+  for (const key of Object.keys(exec.instance.jobs)) {
+    if (key !== except && exec.instance.jobs[key].elementInstanceKey === eiKey) cancelJob(exec, key);
+  }
 }
 
 export function cancelJob(exec: Execution, jobKey: string): void {

@@ -1,14 +1,26 @@
-// End events. A none end event ends its token; a terminate end event first
-// ends every other token of its scope (the process, or the subprocess it sits
-// in), so the scope completes at once.
+// End events. None: the token ends. Terminate: every other token of its
+// scope (the process, or the subprocess it sits in) ends too, so the scope
+// completes at once. Error: thrown to the nearest catch (incident if none).
+// Escalation: thrown, then the token ends.
 import type { ElementBehavior } from '../behavior/element-behavior.ts';
+import { throwError, throwEscalation } from '../behavior/throw.ts';
 
 export const endEvent: ElementBehavior = {
   activate(exec, ei, node) {
-    if (node.eventDefinition?.kind === 'terminate') {
-      exec.terminateChildren(ei.scopeKey);
-      // The end event's own token is the last one alive in the scope.
-      exec.adjustTokens(ei.scopeKey, 1);
+    const definition = node.eventDefinition;
+    switch (definition?.kind) {
+      case 'terminate':
+        exec.terminateChildren(ei.scopeKey);
+        // The end event's own token is the last one alive in the scope.
+        exec.adjustTokens(ei.scopeKey, 1);
+        break;
+      case 'error':
+        // Caught: the catch took the token over. Otherwise the token waits (parent's answer, or an incident).
+        throwError(exec, ei, definition.errorCode ?? '', definition.errorName);
+        return;
+      case 'escalation':
+        if (throwEscalation(exec, ei, definition.escalationCode ?? '') === 'interrupted') return;
+        break;
     }
     exec.completeElement(ei, node, []);
   },

@@ -1,11 +1,25 @@
-// Message intermediate catch events wait as a job of type
-// `event:message:<elementId>` (SPEC.md Events: no route correlates messages;
-// a worker completes the job when the message is in).
+// Intermediate catch events. Message: waits as a job of type
+// `event:message:<elementId>` (SPEC.md Events: no route correlates
+// messages; a worker completes the job when the message is in). Timer: waits
+// for its timer. Link: entered by its throw, passes on. A catch event that
+// an event-based gateway chose has already happened and passes on.
 import type { ElementBehavior } from '../behavior/element-behavior.ts';
 import { createJob } from '../behavior/job.ts';
+import { armTimer } from '../behavior/timers.ts';
 
 export const intermediateCatchEvent: ElementBehavior = {
-  activate(exec, ei, node) {
+  activate(exec, ei, node, arrival) {
+    if (arrival.triggered || node.eventDefinition?.kind === 'link') {
+      exec.completeElement(ei, node);
+      return;
+    }
+    if (node.eventDefinition?.kind === 'timer') {
+      if (armTimer(exec, node, ei.key, ei)) exec.persist(ei);
+      return;
+    }
     createJob(exec, ei, node);
+  },
+  timerFired(exec, ei, node) {
+    exec.completeElement(ei, node);
   },
 };

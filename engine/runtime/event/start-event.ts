@@ -1,4 +1,6 @@
-// None start events (process and embedded subprocess): the token passes on.
+// Start events: a none start (process, embedded subprocess) or the start
+// that triggered an event subprocess or a timer-started instance. By the
+// time the token is here the event has happened, so it passes on.
 import type { ElementBehavior } from '../behavior/element-behavior.ts';
 
 export const startEvent: ElementBehavior = {

@@ -1,0 +1,33 @@
+// Event-based gateway: waits on every event after it at once — timers, and
+// message catches as jobs (`event:message:<elementId>`). The first to happen
+// wins; the others are withdrawn (their jobs cancelled, timers disarmed).
+import type { FlowNode } from '../../model/types.ts';
+import type { ElementBehavior } from '../behavior/element-behavior.ts';
+import { createJob, withdrawJobsOf } from '../behavior/job.ts';
+import { armTimer, cancelTimersOf } from '../behavior/timers.ts';
+import type { Execution } from '../execution.ts';
+import type { ElementInstance } from '../types.ts';
+
+function win(exec: Execution, ei: ElementInstance, node: FlowNode, eventId: string): void {
+  withdrawJobsOf(exec, ei.key);
+  cancelTimersOf(exec, ei.key);
+  const flow = node.outgoing.find((id) => exec.model.flows[id].targetRef === eventId)!;
+  exec.completeElement(ei, node, [flow], { triggered: true });
+}
+
+export const eventBasedGateway: ElementBehavior = {
+  activate(exec, ei, node) {
+    exec.persist(ei);
+    for (const flowId of node.outgoing) {
+      const event = exec.model.elements[exec.model.flows[flowId].targetRef];
+      const ok = event.eventDefinition?.kind === 'timer' ? armTimer(exec, event, ei.key, ei) : createJob(exec, ei, event);
+      if (!ok) return;
+    }
+  },
+  jobCompleted(exec, ei, node, job) {
+    win(exec, ei, node, job.elementId);
+  },
+  timerFired(exec, ei, node, timer) {
+    win(exec, ei, node, timer.elementId);
+  },
+};

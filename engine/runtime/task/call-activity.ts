@@ -1,0 +1,31 @@
+// Call activity: starts a child instance of the called process (its latest
+// deployed version, resolved by whoever applies the startChild effect) and
+// waits for it. The child is an instance of its own key; terminating the
+// call activity cancels it.
+import type { ElementBehavior } from '../behavior/element-behavior.ts';
+import { describe, evaluateValue, readScope } from '../behavior/expression.ts';
+import { raiseIncident } from '../behavior/incident.ts';
+import { visibleVariables } from '../behavior/variables.ts';
+
+export const callActivity: ElementBehavior = {
+  activate(exec, ei, node) {
+    const called = node.calledElement!;
+    const processId = evaluateValue(exec, ei, called.processId);
+    if (!processId.ok || typeof processId.value !== 'string' || processId.value === '') {
+      const why = processId.ok ? `it gave ${describe(processId.value)}, not a process id` : processId.error;
+      raiseIncident(exec, ei, 'EXTRACT_VALUE_ERROR', `The called process of '${node.id}' could not be determined: ${why}.`);
+      return;
+    }
+    if (exec.ctx.hasProcess !== undefined && !exec.ctx.hasProcess(processId.value)) {
+      raiseIncident(exec, ei, 'CALLED_ELEMENT_ERROR', `'${node.id}' calls process '${processId.value}', but no process with that id is deployed.`);
+      return;
+    }
+    // Without propagateAllParentVariables the child sees only the call activity's input mappings.
+    const variables = called.propagateAllParentVariables
+      ? { ...visibleVariables(exec.instance, readScope(exec, ei)) }
+      : { ...(exec.instance.variables[ei.key] ?? {}) };
+    ei.childInstanceKey = exec.nextKey();
+    exec.persist(ei);
+    exec.effect({ type: 'startChild', childInstanceKey: ei.childInstanceKey, bpmnProcessId: processId.value, variables, parentElementInstanceKey: ei.key });
+  },
+};
