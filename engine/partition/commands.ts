@@ -1,0 +1,21 @@
+// What API pods send to a partition leader over its command stream, and
+// what the leader replies. Every command carries an idempotency key (the
+// stream entry's key), so a replayed command returns its first result.
+import type { RejectionCode, Variables } from '../runtime/types.ts';
+
+export type EngineCommand =
+  | { kind: 'start'; account: string; bpmnProcessId: string; variables: Variables }
+  | { kind: 'completeJob'; account: string; jobKey: string; variables?: Variables }
+  | { kind: 'failJob'; account: string; jobKey: string; retries: number; errorMessage?: string }
+  | { kind: 'cancel'; account: string; instanceKey: string };
+
+export interface StartedInstance {
+  processInstanceKey: string;
+  bpmnProcessId: string;
+  version: number;
+  state: string;
+}
+
+export type CommandReply =
+  | { ok: true; value: StartedInstance | { done: true } }
+  | { ok: false; code: RejectionCode; message: string };

@@ -1,0 +1,14 @@
+// Errors the engine API answers with. `code` maps to an HTTP status in the
+// API layer (DESIGN §5); `retryable` tells a client it may try again.
+export type EngineErrorCode = 'NOT_FOUND' | 'INVALID_STATE' | 'INVALID_ARGUMENT' | 'UNAVAILABLE' | 'BACKPRESSURE' | 'TIMEOUT';
+
+export class EngineError extends Error {
+  constructor(
+    readonly code: EngineErrorCode,
+    message: string,
+    readonly retryable = code === 'UNAVAILABLE' || code === 'BACKPRESSURE' || code === 'TIMEOUT',
+  ) {
+    super(message);
+    this.name = 'EngineError';
+  }
+}

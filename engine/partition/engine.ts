@@ -1,0 +1,188 @@
+// createEngine(config): the durable engine behind one programmatic API, for
+// the REST layer and tests. It opens the store (migrating it) and the queues,
+// runs a shard (role `all` or `engine`), and serves the API side (role `all`
+// or `api`): commands go to the owning partition's stream and wait for the
+// committed reply; job activation is served from the queues directly.
+import { randomBytes, randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
+import { compileDmn } from '../dmn/index.ts';
+import { compileBpmn } from '../model/index.ts';
+import type { ModelProblem } from '../model/types.ts';
+import { createQueues, type ActivatedJob, type Queues } from '../queue/index.ts';
+import type { Variables } from '../runtime/types.ts';
+import { createStore, openDatabase, type Database, type Store } from '../store/index.ts';
+import type { CommandReply, EngineCommand, StartedInstance } from './commands.ts';
+import { EngineError } from './engine-error.ts';
+import { MAX_PARTITIONS, partitionOfKey } from './keys.ts';
+import { ModelCache } from './model-cache.ts';
+import { Shard } from './shard.ts';
+
+export interface EngineConfig {
+  databaseUrl?: string;
+  redisUrl?: string;
+  /** PGlite data directory when there is no databaseUrl ('memory://' for tests). */
+  dataDir?: string;
+  /** Postgres schema (tests use one per run). */
+  schema?: string;
+  redisPrefix?: string;
+  partitions?: number;
+  role?: 'all' | 'api' | 'engine';
+  /** Shard identity for leases; unique per process. */
+  owner?: string;
+  leaseMs?: number;
+  /** How long an API call waits for its committed reply. */
+  replyTimeoutMs?: number;
+  /** A partition with more commands waiting than this refuses new starts (503, retryable). */
+  maxPendingCommands?: number;
+}
+
+export class ModelRejected extends EngineError {
+  constructor(readonly problems: ModelProblem[]) {
+    super('INVALID_ARGUMENT', `The model is invalid: ${problems.map((p) => (p.elementId ? `[${p.elementId}] ` : '') + p.message).join(' ')}`);
+  }
+}
+
+export interface Engine {
+  readonly store: Store;
+  readonly queues: Queues;
+  readonly partitions: number;
+  deploy(account: string, xml: string, resourceName: string): Promise<{ bpmnProcessId: string; version: number; isNew: boolean }[]>;
+  deployDecisions(account: string, xml: string, resourceName: string): Promise<{ decisionId: string; version: number; isNew: boolean }[]>;
+  startInstance(account: string, bpmnProcessId: string, variables?: Variables, options?: { commandKey?: string }): Promise<StartedInstance>;
+  activateJobs(account: string, type: string, max: number, worker: string, requestTimeoutMs?: number): Promise<ActivatedJob[]>;
+  completeJob(account: string, jobKey: string, variables?: Variables, options?: { commandKey?: string }): Promise<void>;
+  failJob(account: string, jobKey: string, retries: number, errorMessage?: string, options?: { commandKey?: string }): Promise<void>;
+  cancelInstance(account: string, instanceKey: string): Promise<void>;
+  /** Partitions this process leads (role all/engine). */
+  ownedPartitions(): number[];
+  close(): Promise<void>;
+}
+
+export async function createEngine(config: EngineConfig = {}): Promise<Engine> {
+  const partitions = config.partitions ?? 8;
+  if (!Number.isInteger(partitions) || partitions < 1 || partitions > MAX_PARTITIONS) {
+    throw new EngineError('INVALID_ARGUMENT', `partitions must be a whole number from 1 to ${MAX_PARTITIONS}, not ${partitions}`);
+  }
+  const role = config.role ?? 'all';
+  let database: Database | undefined;
+  let queues: Queues | undefined;
+  let shard: Shard | undefined;
+  try {
+    database = await openDatabase({ url: config.databaseUrl, dataDir: config.dataDir, schema: config.schema });
+    await database.migrate();
+    queues = await createQueues({ redisUrl: config.redisUrl, prefix: config.redisPrefix });
+    const store = createStore(database.db);
+    const models = new ModelCache(store);
+    if (role !== 'api') {
+      shard = new Shard({ store, queues, models, partitions, owner: config.owner ?? `${hostname()}-${process.pid}-${randomBytes(4).toString('hex')}`, leaseMs: config.leaseMs ?? 5_000 });
+      await shard.start();
+    }
+    return engineApi({ store, queues, models, shard, database, partitions, config });
+  } catch (err) {
+    await shard?.stop();
+    await queues?.close();
+    await database?.close();
+    throw err;
+  }
+}
+
+/** FNV-1a over the text, onto a partition: stable across pods and restarts. */
+function hashToPartition(text: string, partitions: number): number {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) hash = Math.imul(hash ^ text.charCodeAt(i), 0x01000193) >>> 0;
+  return hash % partitions;
+}
+
+/** Client-chosen command keys are scoped by account, so two accounts' keys never collide. */
+function scoped(account: string, commandKey: string | undefined): string | undefined {
+  return commandKey === undefined ? undefined : `${account}:${commandKey}`;
+}
+
+function engineApi(parts: { store: Store; queues: Queues; models: ModelCache; shard?: Shard; database: Database; partitions: number; config: EngineConfig }): Engine {
+  const { store, queues, models, shard, database, partitions, config } = parts;
+  const replyTimeoutMs = config.replyTimeoutMs ?? 10_000;
+  const maxPending = config.maxPendingCommands ?? 10_000;
+
+  async function send(partition: number, command: EngineCommand, commandKey: string = randomUUID()): Promise<CommandReply & { ok: true }> {
+    await queues.commands.append(partition, { key: commandKey, payload: command });
+    const reply = (await queues.replies.waitReply(commandKey, replyTimeoutMs)) as CommandReply | undefined;
+    if (reply === undefined) {
+      throw new EngineError('TIMEOUT', `No committed answer from partition ${partition} within ${replyTimeoutMs} ms; retry with the same command key to get the original result.`);
+    }
+    if (!reply.ok) throw new EngineError(reply.code, reply.message);
+    return reply;
+  }
+
+  function partitionOf(key: string, what: string): number {
+    const partition = partitionOfKey(key);
+    if (partition === undefined || partition >= partitions) throw new EngineError('NOT_FOUND', `${what} '${key}' not found.`);
+    return partition;
+  }
+
+  return {
+    store,
+    queues,
+    partitions,
+
+    async deploy(account, xml, resourceName) {
+      const compiled = compileBpmn(xml);
+      if (!compiled.ok) throw new ModelRejected(compiled.problems);
+      const results = await store.definitions.deployProcesses(
+        account,
+        compiled.model.processes.map((p) => ({ bpmnProcessId: p.id, resourceName, xml })),
+      );
+      models.invalidate(account);
+      return results.map((r) => ({ bpmnProcessId: r.bpmnProcessId, version: r.version, isNew: r.isNew }));
+    },
+
+    async deployDecisions(account, xml, resourceName) {
+      const compiled = compileDmn(xml);
+      if (!compiled.ok) throw new ModelRejected(compiled.problems);
+      const results = await store.decisions.deployDecisions(
+        account,
+        compiled.model.decisions.map((d) => ({ decisionId: d.id, decisionName: d.name, resourceName, xml })),
+      );
+      models.invalidate(account);
+      return results.map((r) => ({ decisionId: r.decisionId, version: r.version, isNew: r.isNew }));
+    },
+
+    async startInstance(account, bpmnProcessId, variables = {}, options = {}) {
+      // A retried start with the same command key must reach the same partition to find its first result.
+      const partition = options.commandKey === undefined ? Math.floor(Math.random() * partitions) : hashToPartition(`${account}\u0000${options.commandKey}`, partitions);
+      if ((await queues.commands.pending(partition)) > maxPending) {
+        throw new EngineError('BACKPRESSURE', `Partition ${partition} has more than ${maxPending} commands waiting; retry shortly.`);
+      }
+      const commandKey = scoped(account, options.commandKey);
+      const reply = await send(partition, { kind: 'start', account, bpmnProcessId, variables }, commandKey);
+      return reply.value as StartedInstance;
+    },
+
+    async activateJobs(account, type, max, worker, requestTimeoutMs) {
+      const jobs = await queues.jobs.activate(account, type, max, worker);
+      if (jobs.length > 0 || !requestTimeoutMs) return jobs;
+      // Long polling (extension): wait for a push, then try once more.
+      if (!(await queues.jobs.waitForJobs(account, type, requestTimeoutMs))) return [];
+      return queues.jobs.activate(account, type, max, worker);
+    },
+
+    async completeJob(account, jobKey, variables, options = {}) {
+      await send(partitionOf(jobKey, 'Job'), { kind: 'completeJob', account, jobKey, variables }, scoped(account, options.commandKey));
+    },
+
+    async failJob(account, jobKey, retries, errorMessage, options = {}) {
+      await send(partitionOf(jobKey, 'Job'), { kind: 'failJob', account, jobKey, retries, errorMessage }, scoped(account, options.commandKey));
+    },
+
+    async cancelInstance(account, instanceKey) {
+      await send(partitionOf(instanceKey, 'Process instance'), { kind: 'cancel', account, instanceKey });
+    },
+
+    ownedPartitions: () => shard?.owned() ?? [],
+
+    async close() {
+      await shard?.stop();
+      await queues.close();
+      await database.close();
+    },
+  };
+}

@@ -1,0 +1,5 @@
+// The durable, partitioned engine (DESIGN §1, §4). See engine.ts.
+export { createEngine, ModelRejected, type Engine, type EngineConfig } from './engine.ts';
+export { EngineError, type EngineErrorCode } from './engine-error.ts';
+export { partitionOfKey } from './keys.ts';
+export type { StartedInstance } from './commands.ts';

@@ -1,0 +1,406 @@
+// The leader of one partition (DESIGN §1, §4): the only writer of the
+// partition's runtime rows. It reads commands from the partition's stream,
+// applies them with the engine core to instances kept hot in memory,
+// commits the whole batch in ONE fenced transaction, and only then makes
+// the outcome visible: jobs pushed to the queues, timers armed, replies
+// sent, stream entries acknowledged. A batch that fails to commit is not
+// acknowledged; its commands are read again and, being idempotent by key,
+// applied exactly once.
+import { apply } from '../runtime/apply.ts';
+import { visibleVariables } from '../runtime/behavior/variables.ts';
+import type { ApplyContext, ApplyResult, Command, JobOffer, ProcessInstance } from '../runtime/types.ts';
+import type { QueuedJob, Queues, StoredJob } from '../queue/index.ts';
+import type { Batch, JobWrite, Store } from '../store/index.ts';
+import { StaleEpochError } from '../store/index.ts';
+import type { CommandReply, EngineCommand } from './commands.ts';
+import { KeyGenerator } from './keys.ts';
+import type { ModelCache } from './model-cache.ts';
+import { TimerWheel, type ArmedTimer } from './timer-wheel.ts';
+
+const BATCH_MAX = 500;
+const READ_BLOCK_MS = 20;
+/** Commands one batch may cause on other instances (parent/child), past which they wait for the next batch. */
+const FOLLOW_UP_MAX = 10_000;
+
+interface Hot {
+  account: string;
+  instance: ProcessInstance;
+  parentKey: string | null;
+}
+
+/** Work for an instance that does not come from the stream: timers, parent/child messages, child starts. */
+type Internal =
+  | { kind: 'command'; account: string; instanceKey: string; command: Command }
+  | { kind: 'startChild'; account: string; parentKey: string; effect: Extract<ApplyResult & { ok: true }, { ok: true }>['effects'][number] & { type: 'startChild' } };
+
+/** What one batch writes, and what it does once committed. */
+class BatchWork {
+  readonly batch: Batch;
+  readonly push: QueuedJob[] = [];
+  readonly requeue: QueuedJob[] = [];
+  readonly remove: { account: string; jobKey: string }[] = [];
+  readonly arm: ArmedTimer[] = [];
+  readonly disarm: string[] = [];
+  readonly replies: { commandKey: string; result: unknown }[] = [];
+  readonly ended: string[] = [];
+
+  constructor(partition: number, epoch: number) {
+    this.batch = { partition, epoch, instances: [], jobsUpsert: [], jobsDelete: [], timersUpsert: [], timersDelete: [], incidentsInsert: [], history: [], commands: [] };
+  }
+}
+
+export interface LeaderOptions {
+  partition: number;
+  epoch: number;
+  store: Store;
+  queues: Queues;
+  models: ModelCache;
+  /** Called when the leader stops on its own (lease lost, store gone for good). */
+  onStop?: (reason: string) => void;
+}
+
+export class PartitionLeader {
+  readonly partition: number;
+  readonly epoch: number;
+  private readonly hot = new Map<string, Hot>();
+  private readonly jobOwners = new Map<string, string>();
+  private readonly internal: Internal[] = [];
+  private readonly keys: KeyGenerator;
+  private readonly wheel: TimerWheel;
+  private lastId = '0';
+  private running = false;
+  private loop: Promise<void> | undefined;
+
+  constructor(private readonly options: LeaderOptions) {
+    this.partition = options.partition;
+    this.epoch = options.epoch;
+    this.keys = new KeyGenerator(options.partition, options.epoch);
+    this.wheel = new TimerWheel((timer) =>
+      this.internal.push({ kind: 'command', account: timer.account, instanceKey: timer.instanceKey, command: { type: 'fireTimer', timerKey: timer.key } }),
+    );
+  }
+
+  /** Recovery, then the batch loop. */
+  async start(): Promise<void> {
+    await this.recover();
+    this.running = true;
+    this.loop = this.run();
+  }
+
+  async stop(): Promise<void> {
+    this.running = false;
+    this.wheel.stop();
+    await this.loop;
+    this.hot.clear();
+    this.jobOwners.clear();
+  }
+
+  /**
+   * Takeover: rebuild this partition's queues from Postgres (a Redis flush
+   * loses nothing), reload its timers, and read the stream from the start
+   * so unacknowledged commands are replayed.
+   */
+  private async recover(): Promise<void> {
+    const { store, queues } = this.options;
+    const instances = await store.instances.loadPartitionInstances(this.partition, { activeOnly: true });
+    for (const row of instances) this.remember(row.account, row.document, row.parentKey);
+    const jobs = await store.jobs.loadPartitionJobs(this.partition);
+    const stored: StoredJob[] = [];
+    for (const job of jobs) {
+      const hot = this.hot.get(job.instanceKey);
+      if (hot === undefined || job.state === 'FAILED') continue;
+      const offer: JobOffer = {
+        key: job.key,
+        type: job.type,
+        retries: job.retries,
+        processInstanceKey: job.instanceKey,
+        bpmnProcessId: job.bpmnProcessId,
+        processDefinitionVersion: job.processVersion,
+        elementId: job.elementId,
+        elementInstanceKey: job.elementInstanceKey,
+        customHeaders: job.customHeaders,
+      };
+      stored.push({
+        ...offer,
+        account: job.account,
+        partition: this.partition,
+        variables: { ...visibleVariables(hot.instance, job.elementInstanceKey) },
+        ...(job.state === 'ACTIVATED' ? { activation: { worker: job.worker ?? '', at: job.activatedAt?.getTime() ?? Date.now() } } : {}),
+      });
+    }
+    await queues.jobs.rebuild(this.partition, stored);
+    for (const timer of await store.timers.loadDueTimers(this.partition, new Date('9999-12-31T00:00:00Z'), { limit: 100_000 })) {
+      if (timer.instanceKey) this.wheel.arm({ key: timer.key, account: timer.account, instanceKey: timer.instanceKey, dueAt: timer.dueAt.getTime() });
+    }
+    this.lastId = '0';
+  }
+
+  private remember(account: string, instance: ProcessInstance, parentKey: string | null): void {
+    this.hot.set(instance.key, { account, instance, parentKey });
+    for (const jobKey of Object.keys(instance.jobs)) this.jobOwners.set(jobKey, instance.key);
+  }
+
+  private async run(): Promise<void> {
+    let backoff = 50;
+    while (this.running) {
+      try {
+        const entries = await this.options.queues.commands.read(this.partition, this.lastId, BATCH_MAX, READ_BLOCK_MS);
+        if (entries.length === 0 && this.internal.length === 0) continue;
+        await this.processBatch(entries);
+        backoff = 50;
+      } catch (err) {
+        // Whatever was applied in memory may not be committed: forget it and reload.
+        this.hot.clear();
+        this.jobOwners.clear();
+        if (err instanceof StaleEpochError) {
+          this.running = false;
+          this.options.onStop?.(`partition ${this.partition}: lease taken over (${err.message})`);
+          return;
+        }
+        await new Promise((r) => setTimeout(r, backoff));
+        backoff = Math.min(backoff * 2, 2_000);
+        if (!this.running) return;
+        try {
+          await this.recover();
+        } catch {
+          // Still unavailable; the next round tries again.
+        }
+      }
+    }
+  }
+
+  private async processBatch(entries: { id: string; key: string; payload: unknown }[]): Promise<void> {
+    const { store, queues } = this.options;
+    const work = new BatchWork(this.partition, this.epoch);
+    const known = entries.length > 0 ? await store.commands.findCommandResults(this.partition, entries.map((e) => e.key)) : new Map<string, unknown>();
+    const seen = new Map<string, unknown>();
+    for (const entry of entries) {
+      const earlier = known.get(entry.key) ?? seen.get(entry.key);
+      if (earlier !== undefined) {
+        work.replies.push({ commandKey: entry.key, result: earlier });
+        continue;
+      }
+      const reply = await this.execute(entry.payload as EngineCommand, work);
+      seen.set(entry.key, reply);
+      work.batch.commands!.push({ key: entry.key, result: reply });
+      work.replies.push({ commandKey: entry.key, result: reply });
+    }
+    for (let n = 0; this.internal.length > 0 && n < FOLLOW_UP_MAX; n++) await this.executeInternal(this.internal.shift()!, work);
+    await store.commitBatch(work.batch);
+    // Committed: now, and only now, the world may see it.
+    if (work.push.length > 0) await queues.jobs.push(work.push);
+    for (const job of work.requeue) await queues.jobs.requeue(job);
+    const byAccount = new Map<string, string[]>();
+    for (const { account, jobKey } of work.remove) (byAccount.get(account) ?? byAccount.set(account, []).get(account)!).push(jobKey);
+    for (const [account, jobKeys] of byAccount) await queues.jobs.remove(account, jobKeys);
+    for (const key of work.disarm) this.wheel.disarm(key);
+    for (const timer of work.arm) this.wheel.arm(timer);
+    for (const key of work.ended) this.forget(key);
+    if (work.replies.length > 0) await queues.replies.sendReplies(work.replies);
+    if (entries.length > 0) {
+      this.lastId = entries[entries.length - 1].id;
+      await queues.commands.ack(this.partition, this.lastId);
+    }
+  }
+
+  private forget(instanceKey: string): void {
+    const hot = this.hot.get(instanceKey);
+    if (hot === undefined) return;
+    for (const jobKey of Object.keys(hot.instance.jobs)) this.jobOwners.delete(jobKey);
+    this.hot.delete(instanceKey);
+  }
+
+  private async load(account: string, instanceKey: string): Promise<Hot | undefined> {
+    const hot = this.hot.get(instanceKey);
+    if (hot !== undefined) return hot.account === account ? hot : undefined;
+    const row = await this.options.store.instances.getInstance(account, instanceKey);
+    if (row === null) return undefined;
+    const loaded = { account, instance: row.document, parentKey: row.parentKey ?? null };
+    if (row.document.state === 'ACTIVE' || row.document.state === 'INCIDENT') this.remember(account, row.document, loaded.parentKey);
+    return loaded;
+  }
+
+  private async context(account: string, instance: { bpmnProcessId: string; version: number }): Promise<ApplyContext | undefined> {
+    const model = await this.options.models.process(account, instance.bpmnProcessId, instance.version);
+    if (model === undefined) return undefined;
+    const view = await this.options.models.view(account);
+    return {
+      model,
+      nextKey: this.keys.next,
+      now: Date.now,
+      evaluateDecision: view.evaluate,
+      hasProcess: (id) => view.latest.has(id),
+    };
+  }
+
+  private async execute(command: EngineCommand, work: BatchWork): Promise<CommandReply> {
+    switch (command.kind) {
+      case 'start': {
+        let view = await this.options.models.view(command.account);
+        if (!view.latest.has(command.bpmnProcessId)) view = await this.options.models.view(command.account, true);
+        const version = view.latest.get(command.bpmnProcessId);
+        if (version === undefined) return { ok: false, code: 'NOT_FOUND', message: `No process '${command.bpmnProcessId}' is deployed.` };
+        const ctx = (await this.context(command.account, { bpmnProcessId: command.bpmnProcessId, version }))!;
+        const result = apply(null, { type: 'start', variables: command.variables, version }, ctx);
+        if (!result.ok) return result;
+        this.settle(command.account, null, result, work);
+        return { ok: true, value: { processInstanceKey: result.instance.key, bpmnProcessId: command.bpmnProcessId, version, state: result.instance.state } };
+      }
+      case 'completeJob':
+      case 'failJob': {
+        const instanceKey = this.jobOwners.get(command.jobKey) ?? (await this.options.store.jobs.getJob(command.account, command.jobKey))?.instanceKey;
+        const hot = instanceKey === undefined ? undefined : await this.load(command.account, instanceKey);
+        if (hot === undefined) return { ok: false, code: 'NOT_FOUND', message: `Job '${command.jobKey}' not found: it was completed or cancelled, or never existed.` };
+        const runtimeCommand: Command =
+          command.kind === 'completeJob'
+            ? { type: 'completeJob', jobKey: command.jobKey, variables: command.variables }
+            : { type: 'failJob', jobKey: command.jobKey, retries: command.retries, errorMessage: command.errorMessage };
+        return this.applyTo(hot, runtimeCommand, work);
+      }
+      case 'cancel': {
+        const hot = await this.load(command.account, command.instanceKey);
+        if (hot === undefined) return { ok: false, code: 'NOT_FOUND', message: `Process instance '${command.instanceKey}' not found.` };
+        return this.applyTo(hot, { type: 'cancel' }, work);
+      }
+    }
+  }
+
+  private async applyTo(hot: Hot, command: Command, work: BatchWork): Promise<CommandReply> {
+    const ctx = await this.context(hot.account, hot.instance);
+    if (ctx === undefined) return { ok: false, code: 'NOT_FOUND', message: `The model of process instance '${hot.instance.key}' is gone.` };
+    const result = apply(hot.instance, command, ctx);
+    if (!result.ok) return result;
+    if (command.type === 'fireTimer' && result.instance.timers[command.timerKey] === undefined) work.batch.timersDelete!.push(command.timerKey);
+    this.settle(hot.account, hot.parentKey, result, work);
+    return { ok: true, value: { done: true } };
+  }
+
+  private async executeInternal(item: Internal, work: BatchWork): Promise<void> {
+    if (item.kind === 'command') {
+      const hot = await this.load(item.account, item.instanceKey);
+      // A message for an instance that has ended changes nothing.
+      if (hot !== undefined) await this.applyTo(hot, item.command, work);
+      return;
+    }
+    const { effect, account, parentKey } = item;
+    const view = await this.options.models.view(account);
+    const version = view.latest.get(effect.bpmnProcessId);
+    if (version === undefined) return;
+    const ctx = (await this.context(account, { bpmnProcessId: effect.bpmnProcessId, version }))!;
+    const result = apply(
+      null,
+      {
+        type: 'start',
+        processInstanceKey: effect.childInstanceKey,
+        variables: effect.variables,
+        version,
+        parent: { instanceKey: parentKey, elementInstanceKey: effect.parentElementInstanceKey },
+      },
+      ctx,
+    );
+    if (result.ok) this.settle(account, parentKey, result, work);
+  }
+
+  /** Turns an applied command into writes and after-commit actions. */
+  private settle(account: string, parentKey: string | null, result: Extract<ApplyResult, { ok: true }>, work: BatchWork): void {
+    const { instance, records, effects } = result;
+    const batch = work.batch;
+    if (!this.hot.has(instance.key)) this.hot.set(instance.key, { account, instance, parentKey });
+    batch.instances!.push({ account, document: instance, parentKey });
+    for (const record of records) {
+      batch.history!.push({ account, instanceKey: instance.key, record });
+      if (record.type === 'INCIDENT_CREATED') {
+        const incident = instance.incidents[record.incidentKey!];
+        batch.incidentsInsert!.push({ key: incident.key, account, instanceKey: instance.key, elementId: incident.elementId, elementInstanceKey: incident.elementInstanceKey, jobKey: incident.jobKey ?? null, type: incident.type, message: incident.message });
+        if (incident.jobKey !== undefined) {
+          const job = instance.jobs[incident.jobKey];
+          if (job !== undefined) batch.jobsUpsert!.push(jobWrite(account, instance, { ...offerOf(instance, job.key)!, retries: 0 }, 'FAILED', job.errorMessage));
+          work.remove.push({ account, jobKey: incident.jobKey });
+        }
+      } else if (record.type === 'JOB_COMPLETED') {
+        batch.jobsDelete!.push(record.jobKey!);
+        work.remove.push({ account, jobKey: record.jobKey! });
+        this.jobOwners.delete(record.jobKey!);
+      }
+    }
+    for (const effect of effects) {
+      switch (effect.type) {
+        case 'enqueueJob': {
+          const existed = this.jobOwners.has(effect.job.key);
+          this.jobOwners.set(effect.job.key, instance.key);
+          batch.jobsUpsert!.push(jobWrite(account, instance, effect.job, 'ACTIVATABLE', instance.jobs[effect.job.key]?.errorMessage));
+          const queued: QueuedJob = { ...effect.job, account, partition: this.partition, variables: { ...visibleVariables(instance, effect.job.elementInstanceKey) } };
+          (existed ? work.requeue : work.push).push(queued);
+          break;
+        }
+        case 'cancelJob':
+          batch.jobsDelete!.push(effect.jobKey);
+          work.remove.push({ account, jobKey: effect.jobKey });
+          this.jobOwners.delete(effect.jobKey);
+          break;
+        case 'scheduleTimer': {
+          const timer = instance.timers[effect.timerKey];
+          batch.timersUpsert!.push({
+            key: effect.timerKey,
+            account,
+            instanceKey: instance.key,
+            ownerKey: timer.ownerKey,
+            bpmnProcessId: instance.bpmnProcessId,
+            processVersion: instance.version,
+            elementId: effect.elementId,
+            dueAt: new Date(effect.dueAt),
+            schedule: timer.schedule,
+            firedCount: timer.firedCount,
+          });
+          work.arm.push({ key: effect.timerKey, account, instanceKey: instance.key, dueAt: effect.dueAt });
+          break;
+        }
+        case 'cancelTimer':
+          batch.timersDelete!.push(effect.timerKey);
+          work.disarm.push(effect.timerKey);
+          break;
+        case 'startChild':
+          this.internal.push({ kind: 'startChild', account, parentKey: instance.key, effect });
+          break;
+        case 'sendCommand':
+          this.internal.push({ kind: 'command', account, instanceKey: effect.instanceKey, command: effect.command });
+          break;
+      }
+    }
+    if (instance.state === 'COMPLETED' || instance.state === 'TERMINATED') work.ended.push(instance.key);
+  }
+}
+
+function offerOf(instance: ProcessInstance, jobKey: string): JobOffer | undefined {
+  const job = instance.jobs[jobKey];
+  if (job === undefined) return undefined;
+  return {
+    key: job.key,
+    type: job.type,
+    retries: job.retries,
+    processInstanceKey: instance.key,
+    bpmnProcessId: instance.bpmnProcessId,
+    processDefinitionVersion: instance.version,
+    elementId: job.elementId,
+    elementInstanceKey: job.elementInstanceKey,
+    customHeaders: job.customHeaders,
+  };
+}
+
+function jobWrite(account: string, instance: ProcessInstance, offer: JobOffer, state: JobWrite['state'], errorMessage?: string): JobWrite {
+  return {
+    key: offer.key,
+    account,
+    instanceKey: instance.key,
+    bpmnProcessId: offer.bpmnProcessId,
+    processVersion: offer.processDefinitionVersion,
+    elementId: offer.elementId,
+    elementInstanceKey: offer.elementInstanceKey,
+    type: offer.type,
+    retries: offer.retries,
+    state,
+    // Compiled models use prototype-less records; the SQL layer wants plain objects.
+    customHeaders: { ...offer.customHeaders },
+    errorMessage: errorMessage ?? null,
+  };
+}

@@ -1,0 +1,89 @@
+// An engine shard: holds leases on partitions and runs a leader for each.
+// It renews what it holds every third of the lease time, and takes
+// partitions that are free or whose leader stopped renewing (crashed), up to
+// a fair share of the partitions among the shards it can see leading.
+// A renewal that fails means someone else leads now: that leader stops.
+import type { Queues } from '../queue/index.ts';
+import type { Store } from '../store/index.ts';
+import type { ModelCache } from './model-cache.ts';
+import { PartitionLeader } from './partition-leader.ts';
+
+export interface ShardOptions {
+  store: Store;
+  queues: Queues;
+  models: ModelCache;
+  partitions: number;
+  /** Unique per process; a restarted process with the same owner fences its previous incarnation. */
+  owner: string;
+  leaseMs: number;
+}
+
+export class Shard {
+  private readonly leaders = new Map<number, PartitionLeader>();
+  private timer: NodeJS.Timeout | undefined;
+  private ticking: Promise<void> | undefined;
+  private stopped = false;
+
+  constructor(private readonly options: ShardOptions) {}
+
+  /** Takes its first partitions before returning, so a single shard is ready at once. */
+  async start(): Promise<void> {
+    await this.tick();
+    const every = Math.max(50, Math.floor(this.options.leaseMs / 3));
+    const loop = () => {
+      if (this.stopped) return;
+      this.ticking = this.tick().finally(() => {
+        if (!this.stopped) this.timer = setTimeout(loop, every);
+      });
+    };
+    this.timer = setTimeout(loop, every);
+  }
+
+  /** Partitions this shard leads now. */
+  owned(): number[] {
+    return [...this.leaders.keys()].sort((a, b) => a - b);
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    await this.ticking;
+    for (const [partition, leader] of this.leaders) {
+      await leader.stop();
+      await this.options.store.leases.releaseLease(partition, this.options.owner, leader.epoch).catch(() => false);
+    }
+    this.leaders.clear();
+  }
+
+  private async tick(): Promise<void> {
+    const { store, owner, leaseMs, partitions } = this.options;
+    try {
+      for (const [partition, leader] of [...this.leaders]) {
+        if (!(await store.leases.renewLease(partition, owner, leader.epoch, leaseMs))) await this.drop(partition);
+      }
+      const leases = await store.leases.listLeases();
+      // `expired` is judged by the database clock, so shards with skewed clocks agree.
+      const live = new Set(leases.filter((l) => l.leader && !l.expired).map((l) => l.leader));
+      live.add(owner);
+      const share = Math.ceil(partitions / live.size);
+      const heldByOthers = new Set(leases.filter((l) => l.leader && l.leader !== owner && !l.expired).map((l) => l.partition));
+      for (let p = 0; p < partitions && this.leaders.size < share && !this.stopped; p++) {
+        if (this.leaders.has(p) || heldByOthers.has(p)) continue;
+        const lease = await store.leases.acquireLease(p, owner, leaseMs);
+        if (lease === null) continue;
+        const leader = new PartitionLeader({ ...this.options, partition: p, epoch: lease.epoch, onStop: () => void this.drop(p) });
+        this.leaders.set(p, leader);
+        await leader.start();
+      }
+    } catch {
+      // The store is unreachable: keep what we have; renewals decide on the next tick.
+    }
+  }
+
+  private async drop(partition: number): Promise<void> {
+    const leader = this.leaders.get(partition);
+    if (leader === undefined) return;
+    this.leaders.delete(partition);
+    await leader.stop();
+  }
+}
