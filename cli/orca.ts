@@ -1,13 +1,16 @@
 // `orca` command line: model authors validate and simulate models; `start`
 // runs the service (the API arrives with the REST issue).
 import { runSimulate } from './simulate.ts';
+import { runStart } from './start.ts';
 import { runValidate } from './validate.ts';
 
 const USAGE = `Usage:
   orca validate FILE...                      check BPMN models; lists every problem, exit 1 if any
   orca simulate FILE [--process ID] [--vars JSON] [--job TYPE=JSON]...
                                              run one instance in-process, completing each job it meets
-  orca start                                 run the Orca service (not yet available)
+  orca start [--role all|api|engine] [--partitions N]
+                                             run the engine (embedded PGlite + in-process queues unless
+                                             DATABASE_URL / REDIS_URL are set); the REST API comes next
 `;
 
 async function main(argv: string[]): Promise<number> {
@@ -18,8 +21,7 @@ async function main(argv: string[]): Promise<number> {
     case 'simulate':
       return runSimulate(rest);
     case 'start':
-      process.stderr.write('orca start: the service is not available yet — the REST API is being built (see README.md). Try `orca validate` and `orca simulate`.\n');
-      return 0;
+      return runStart(rest);
     case undefined:
     case 'help':
     case '--help':
