@@ -4,9 +4,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { end, flow, processXml, service, start } from '../engine/runtime/testing.ts';
+import { end, flow, processXml, service, start, timerCatch } from '../engine/runtime/testing.ts';
 
 const bin = fileURLToPath(new URL('../bin/orca.js', import.meta.url));
+const shared = (path: string) => fileURLToPath(new URL(`../../shared/${path}`, import.meta.url));
 
 function orca(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
@@ -79,5 +80,41 @@ describe('orca simulate', () => {
     const r = await orca(['simulate', join(dir, 'order.bpmn'), '--vars', '[1]']);
     expect(r.code).toBe(1);
     expect(r.stderr).toContain('--vars must be a JSON object');
+  });
+});
+
+describe('orca with DMN files', () => {
+  it('validates DMN files beside BPMN files, naming each problem', async () => {
+    const r = await orca(['validate', shared('dmn/chaos-fancy-decision.dmn'), shared('dmn/modeler-baz-drd.dmn'), join(dir, 'order.bpmn')]);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toContain('chaos-fancy-decision.dmn: ok (1 decision: fancyDecision)');
+    expect(r.stdout).toMatch(/modeler-baz-drd\.dmn: error: \[BazDecision\] /);
+    expect(r.stdout).toContain('order.bpmn: ok');
+  });
+
+  it('simulates a business-rule task against a DMN file given after the model', async () => {
+    const r = await orca(['simulate', shared('bpmn/chaos-multi-version-brt.bpmn'), shared('dmn/chaos-fancy-decision.dmn')]);
+    expect(r.code).toBe(0);
+    const report = JSON.parse(r.stdout);
+    expect(report).toMatchObject({ state: 'COMPLETED', variables: { out: 'yolo' }, visited: ['start', 'task', 'end'] });
+  });
+
+  it('without the DMN file the decision is an incident and the exit code is 2', async () => {
+    const r = await orca(['simulate', shared('bpmn/chaos-multi-version-brt.bpmn')]);
+    expect(r.code).toBe(2);
+    expect(JSON.parse(r.stdout).incidents[0]).toMatchObject({ type: 'DECISION_EVALUATION_ERROR', elementId: 'task' });
+  });
+});
+
+describe('orca simulate with timers and called processes', () => {
+  it('moves a simulated clock to due timers and drives child instances', async () => {
+    const xml = processXml(
+      'waiting',
+      start() + timerCatch('nap', 'timeDuration', 'P3D') + service('t', 'after') + end() + flow('f1', 'start', 'nap') + flow('f2', 'nap', 't') + flow('f3', 't', 'end'),
+    );
+    await writeFile(join(dir, 'waiting.bpmn'), xml);
+    const r = await orca(['simulate', join(dir, 'waiting.bpmn'), '--job', 'after={"ok":1}']);
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout)).toMatchObject({ state: 'COMPLETED', timersFired: 1, visited: ['start', 'nap', 't', 'end'], variables: { ok: 1 } });
   });
 });

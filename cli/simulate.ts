@@ -1,16 +1,22 @@
-// `orca simulate FILE`: starts one instance in-process and completes every
-// job it meets (with the variables given per job type), then prints what
-// happened as JSON. Exit 0 when the instance completed, 2 when it ended in
-// an incident or stopped waiting on something no job can finish, 1 for bad
-// input.
+// `orca simulate FILE [MORE...]`: deploys every file (the first must be
+// BPMN; more BPMN files supply called processes, DMN files decisions),
+// starts one instance of the first file's process in-process and drives it
+// to its end: it completes every job it meets — in child instances too —
+// with the variables given per job type, and when only timers are left it
+// moves a simulated clock to the next one. It prints what happened as JSON.
+// Exit 0 when the instance completed, 2 when it ended in an incident or
+// stopped waiting on something nothing will finish, 1 for bad input.
 import { parseArgs } from 'node:util';
+import { compileDmn } from '../engine/dmn/index.ts';
 import { compileBpmn } from '../engine/model/index.ts';
+import type { ProcessModel } from '../engine/model/types.ts';
 import { InMemoryEngine } from '../engine/runtime/in-memory-engine.ts';
-import type { Variables } from '../engine/runtime/types.ts';
+import type { ProcessInstance, Variables } from '../engine/runtime/types.ts';
+import { isDmn } from './model-kind.ts';
 import { readModelFile } from './read-model-file.ts';
 
-/** Guards a model that creates jobs forever (a loop through a task). */
-const MAX_JOBS = 10_000;
+/** Guards a model that makes work forever (a loop through a task or a timer cycle). */
+const MAX_STEPS = 10_000;
 
 function parseObject(text: string, what: string): Variables {
   let value: unknown;
@@ -29,8 +35,9 @@ export interface SimulationReport {
   state: string;
   visited: string[];
   variables: Variables;
-  incidents: { type: string; elementId: string; message: string }[];
+  incidents: { type: string; elementId: string; message: string; processInstanceKey: string }[];
   jobs: { type: string; elementId: string }[];
+  timersFired: number;
   waitingOn?: string[];
 }
 
@@ -42,9 +49,13 @@ export async function runSimulate(argv: string[]): Promise<number> {
       allowPositionals: true,
       options: { vars: { type: 'string' }, job: { type: 'string', multiple: true }, process: { type: 'string' } },
     });
-    if (positionals.length !== 1) throw new Error('name exactly one model file');
-    const read = await readModelFile(positionals[0]);
-    if (!read.ok) throw new Error(read.error);
+    if (positionals.length === 0) throw new Error('name at least one model file');
+    const files: string[] = [];
+    for (const path of positionals) {
+      const read = await readModelFile(path);
+      if (!read.ok) throw new Error(read.error);
+      files.push(read.xml);
+    }
     const jobVariables = new Map<string, Variables>();
     for (const spec of values.job ?? []) {
       const eq = spec.indexOf('=');
@@ -52,7 +63,7 @@ export async function runSimulate(argv: string[]): Promise<number> {
       jobVariables.set(spec.slice(0, eq), parseObject(spec.slice(eq + 1), `--job ${spec.slice(0, eq)}`));
     }
     const vars = values.vars === undefined ? {} : parseObject(values.vars, '--vars');
-    report = simulate(read.xml, { processId: values.process, variables: vars, jobVariables });
+    report = simulate(files, { processId: values.process, variables: vars, jobVariables });
   } catch (err) {
     process.stderr.write(`orca simulate: ${(err as Error).message}\n`);
     return 1;
@@ -61,40 +72,74 @@ export async function runSimulate(argv: string[]): Promise<number> {
   return report.state === 'COMPLETED' ? 0 : 2;
 }
 
+function problemsText(problems: { elementId?: string; message: string }[]): string {
+  return problems.map((p) => `  ${p.elementId ? `[${p.elementId}] ` : ''}${p.message}`).join('\n');
+}
+
+/** Deploys `files` (BPMN and DMN XML; the first is the model to run) and drives one instance to its end. */
 export function simulate(
-  xml: string,
+  files: string | string[],
   options: { processId?: string; variables?: Variables; jobVariables?: Map<string, Variables> },
 ): SimulationReport {
-  const compiled = compileBpmn(xml);
-  if (!compiled.ok) {
-    throw new Error(`the model is invalid:\n${compiled.problems.map((p) => `  ${p.elementId ? `[${p.elementId}] ` : ''}${p.message}`).join('\n')}`);
-  }
-  const processes = compiled.model.processes;
-  const process = options.processId === undefined ? processes[0] : processes.find((p) => p.id === options.processId);
-  if (process === undefined) throw new Error(`no executable process '${options.processId}'; the model has: ${processes.map((p) => p.id).join(', ')}`);
+  const xmls = Array.isArray(files) ? files : [files];
   let clock = Date.UTC(2026, 0, 1);
-  const engine = new InMemoryEngine({ keepHistory: true, now: () => clock++ });
-  for (const p of processes) engine.deploy(p);
+  const engine = new InMemoryEngine({ keepHistory: true, now: () => clock });
+  let main: ProcessModel[] | undefined;
+  xmls.forEach((xml, i) => {
+    if (isDmn(xml)) {
+      if (i === 0) throw new Error('the first file must be a BPMN model (DMN files come after it)');
+      const dmn = compileDmn(xml);
+      if (!dmn.ok) throw new Error(`file ${i + 1} (DMN) is invalid:\n${problemsText(dmn.problems)}`);
+      engine.deployDecisions(dmn.model);
+      return;
+    }
+    const compiled = compileBpmn(xml);
+    if (!compiled.ok) throw new Error(`${i === 0 ? 'the model' : `file ${i + 1}`} is invalid:\n${problemsText(compiled.problems)}`);
+    for (const p of compiled.model.processes) engine.deploy(p);
+    if (i === 0) main = compiled.model.processes;
+  });
+  const processes = main!;
+  const process = options.processId === undefined ? processes.find((p) => p.noneStartEvent !== undefined) ?? processes[0] : processes.find((p) => p.id === options.processId);
+  if (process === undefined) throw new Error(`no executable process '${options.processId}'; the model has: ${processes.map((p) => p.id).join(', ')}`);
   const key = engine.start(process.id, options.variables ?? {});
   const jobs: SimulationReport['jobs'] = [];
-  for (;;) {
+  let timersFired = 0;
+  for (let step = 0; ; step++) {
+    if (step >= MAX_STEPS) throw new Error(`stopped after ${MAX_STEPS} steps: the model keeps making work`);
     const instance = engine.instance(key)!;
-    const next = Object.values(instance.jobs).find((j) => j.state === 'ACTIVATABLE');
-    if (next === undefined || instance.state === 'COMPLETED' || instance.state === 'TERMINATED') break;
-    if (jobs.length >= MAX_JOBS) throw new Error(`stopped after ${MAX_JOBS} jobs: the model keeps creating work`);
-    jobs.push({ type: next.type, elementId: next.elementId });
-    engine.completeJob(next.key, options.jobVariables?.get(next.type) ?? {});
+    if (instance.state === 'COMPLETED' || instance.state === 'TERMINATED') break;
+    const next = family(engine, key)
+      .flatMap((i) => Object.values(i.jobs))
+      .find((j) => j.state === 'ACTIVATABLE');
+    if (next !== undefined) {
+      jobs.push({ type: next.type, elementId: next.elementId });
+      engine.completeJob(next.key, options.jobVariables?.get(next.type) ?? {});
+      continue;
+    }
+    const due = engine.nextTimerDue();
+    if (due === undefined) break;
+    clock = Math.max(clock, due);
+    timersFired += engine.fireDueTimers();
   }
   const instance = engine.instance(key)!;
-  const waiting = Object.values(instance.elements).filter((e) => e.incidentKey === undefined && e.children === undefined);
+  const members = family(engine, key);
+  const waiting = members.flatMap((i) => Object.values(i.elements)).filter((e) => e.incidentKey === undefined && e.children === undefined && e.childInstanceKey === undefined);
   return {
     process: process.id,
     processInstanceKey: key,
     state: instance.state,
     visited: engine.history(key).filter((r) => r.type === 'ELEMENT_ACTIVATED').map((r) => r.elementId!),
     variables: instance.variables[key],
-    incidents: Object.values(instance.incidents).map((i) => ({ type: i.type, elementId: i.elementId, message: i.message })),
+    incidents: members.flatMap((i) => Object.values(i.incidents).map((x) => ({ type: x.type, elementId: x.elementId, message: x.message, processInstanceKey: i.key }))),
     jobs,
+    timersFired,
     ...(waiting.length > 0 ? { waitingOn: waiting.map((e) => e.elementId) } : {}),
   };
+}
+
+/** The instance and every instance its call activities started, depth first. */
+function family(engine: InMemoryEngine, key: string): ProcessInstance[] {
+  const root = engine.instance(key);
+  if (root === undefined) return [];
+  return [root, ...engine.children(key).flatMap((child) => family(engine, child.key))];
 }

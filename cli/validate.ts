@@ -1,6 +1,8 @@
-// `orca validate FILE...`: every problem of every file, one per line, with
-// the element id, so a modeller can fix them all in one pass.
+// `orca validate FILE...`: every problem of every file (BPMN or DMN), one
+// per line, with the element id, so a modeller can fix them all in one pass.
+import { compileDmn } from '../engine/dmn/index.ts';
 import { compileBpmn } from '../engine/model/index.ts';
+import { isDmn } from './model-kind.ts';
 import { readModelFile } from './read-model-file.ts';
 
 export async function runValidate(files: string[]): Promise<number> {
@@ -14,6 +16,16 @@ export async function runValidate(files: string[]): Promise<number> {
     if (!read.ok) {
       process.stdout.write(`${file}: error: ${read.error}\n`);
       failed++;
+      continue;
+    }
+    if (isDmn(read.xml)) {
+      const dmn = compileDmn(read.xml);
+      if (dmn.ok) {
+        process.stdout.write(`${file}: ok (${dmn.model.decisions.length} decision${dmn.model.decisions.length === 1 ? '' : 's'}: ${dmn.model.decisions.map((d) => d.id).join(', ')})\n`);
+      } else {
+        failed++;
+        for (const problem of dmn.problems) process.stdout.write(`${file}: error: ${where(problem.elementId)}${problem.message}\n`);
+      }
       continue;
     }
     const result = compileBpmn(read.xml);

@@ -1,0 +1,6 @@
+// Telling BPMN from DMN files for the CLI: by the namespace the document
+// declares, so a file's extension does not have to be right.
+export function isDmn(xml: string): boolean {
+  const head = xml.slice(0, 4096);
+  return /omg\.org\/spec\/DMN\//.test(head) || /www\.omg\.org\/spec\/DMN\/20151101\/dmn\.xsd/.test(head);
+}
