@@ -22,6 +22,8 @@ export interface ScenarioResult {
   scenario: string;
   orca: EngineRun;
   bpmnEngine: EngineRun;
+  /** Decisions one instance evaluates (decision scenario). */
+  decisionsPerInstance?: number;
 }
 
 /** The JSON line's shape; keys in this order. */
@@ -30,6 +32,8 @@ export interface ResultLine {
   orca_pi_per_s: number;
   bpmn_engine_pi_per_s: number;
   ratio: number;
+  /** Decision scenarios: decisions Orca evaluated per second. */
+  orca_decisions_per_s?: number;
 }
 
 export function parseArgs(argv: string[]): BenchOptions {
@@ -53,7 +57,7 @@ export async function runBenchmark(options: BenchOptions): Promise<ScenarioResul
     const timing = { seconds: options.seconds, warmupSeconds };
     const orca = runOrca(scenario, timing);
     const bpmnEngine = await runBpmnEngine(scenario, timing);
-    results.push({ scenario: scenario.name, orca, bpmnEngine });
+    results.push({ scenario: scenario.name, orca, bpmnEngine, decisionsPerInstance: scenario.decisionsPerInstance });
   }
   return results;
 }
@@ -64,6 +68,7 @@ export function resultLine(result: ScenarioResult): ResultLine {
     orca_pi_per_s: Math.round(result.orca.perSecond),
     bpmn_engine_pi_per_s: Math.round(result.bpmnEngine.perSecond),
     ratio: Math.round((result.orca.perSecond / result.bpmnEngine.perSecond) * 10) / 10,
+    ...(result.decisionsPerInstance ? { orca_decisions_per_s: Math.round(result.orca.perSecond * result.decisionsPerInstance) } : {}),
   };
 }
 

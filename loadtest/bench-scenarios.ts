@@ -1,11 +1,9 @@
 // The core benchmark's scenarios: one entry per model, each saying which BPMN
 // file each engine runs, what the worker does per job type, and what every
 // instance must have done when it ends (the benchmark checks its own result on
-// both engines). A new scenario is one more entry in SCENARIOS; the decision
-// scenario (a business-rule task over a 20-rule DMN FIRST table) would add a
-// DMN deployment through `deployOrca` and the same table as a bpmn-engine
-// service through `bpmnEngineServices`.
+// both engines). A new scenario is one more entry in SCENARIOS.
 import { readFileSync } from 'node:fs';
+import { compileDmn } from '../engine/dmn/index.ts';
 import type { InMemoryEngine } from '../engine/runtime/in-memory-engine.ts';
 import type { Variables } from '../engine/runtime/types.ts';
 
@@ -36,6 +34,19 @@ export interface Scenario {
   bpmnEngineServices?: Record<string, (...args: never[]) => unknown>;
   /** Anything else Orca must have deployed before the process runs (a DMN, a called process …). */
   deployOrca?(engine: InMemoryEngine): void;
+  /** Decisions one instance evaluates; when set the report also gives decisions/s. */
+  decisionsPerInstance?: number;
+}
+
+/**
+ * loadtest/models/discount-20.dmn as JavaScript, for bpmn-engine (which has no
+ * DMN): rule i matches amount in [i*100, (i+1)*100); even rules only for gold.
+ */
+function discountTable(amount: number, customer: string): number | null {
+  for (let i = 0; i < 20; i++) {
+    if (amount >= i * 100 && amount < (i + 1) * 100 && (i % 2 === 1 || customer === 'gold')) return Math.round((i * 0.01 + (i % 2 === 0 ? 0.05 : 0)) * 100) / 100;
+  }
+  return null;
 }
 
 /** The scenario whose figure is the headline (the goal is ratio ≥ 100): its JSON line prints last. */
@@ -71,6 +82,30 @@ export const SCENARIOS: Scenario[] = [
     path: ['start', 'validate', 'amount-check', 'fork', 'reserve', 'charge', 'join', 'accepted', 'end-shipped'],
     // The bpmn-engine copy's condition: the same test as Orca's `=amount > 100`.
     bpmnEngineServices: { largeOrder: (amount: number) => amount > 100 },
+  },
+  {
+    name: 'decision',
+    summary: 'business-rule task evaluating a 20-rule FIRST decision table, end',
+    processId: 'decision',
+    orcaModel: 'decision.bpmn',
+    bpmnEngineModel: 'decision.bpmn',
+    // Near the end of the table, so FIRST scans 19 rules before its match.
+    startVariables: { amount: 1950, customer: 'silver' },
+    workers: {},
+    jobsPerInstance: {},
+    path: ['start', 'decide', 'end'],
+    decisionsPerInstance: 1,
+    bpmnEngineServices: {
+      decide: ((scope: { environment: { variables: Variables } }, callback: (err: null, result: Variables) => void) => {
+        const v = scope.environment.variables;
+        callback(null, { discount: discountTable(v.amount as number, v.customer as string) });
+      }) as (...args: never[]) => unknown,
+    },
+    deployOrca(engine) {
+      const compiled = compileDmn(readModel('discount-20.dmn'));
+      if (!compiled.ok) throw new Error(`discount-20.dmn: ${compiled.problems.map((p) => p.message).join('; ')}`);
+      engine.deployDecisions(compiled.model);
+    },
   },
 ];
 
