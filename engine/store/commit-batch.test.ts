@@ -1,0 +1,220 @@
+import { sql } from 'drizzle-orm';
+import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
+import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestDatabase } from '../../test/support/database.ts';
+import { commitBatch, type Batch } from './commit-batch.ts';
+import type { Database } from './database.ts';
+import { rows, type Db } from './db.ts';
+import { StaleEpochError } from './errors.ts';
+import { createStore, type Store } from './index.ts';
+import { historyRows, incidentRow, jobRow, timerRow } from './runtime-rows.ts';
+import { historyWrite, incidentWrite, instanceDoc, jobWrite, keyOf, timerWrite } from './test-fixtures.ts';
+
+const testDb = createTestDatabase();
+let database: Database;
+let store: Store;
+
+beforeAll(async () => {
+  database = await testDb.open();
+  store = createStore(database.db);
+});
+afterAll(() => testDb.cleanup());
+
+async function counts(partition: number) {
+  const [row] = await rows<Record<string, number>>(
+    database.db,
+    sql`select
+      (select count(*)::int from instances where partition = ${partition}) as instances,
+      (select count(*)::int from jobs where partition = ${partition}) as jobs,
+      (select count(*)::int from timers where partition = ${partition}) as timers,
+      (select count(*)::int from incidents where partition = ${partition}) as incidents,
+      (select count(*)::int from history where partition = ${partition}) as history,
+      (select count(*)::int from commands where partition = ${partition}) as commands`,
+  );
+  return row;
+}
+
+function fullBatch(partition: number, epoch: number, base: number): Batch {
+  const i1 = keyOf(partition, base + 1);
+  const i2 = keyOf(partition, base + 2);
+  return {
+    partition,
+    epoch,
+    instances: [
+      { account: 'acme', document: instanceDoc(i1, { variables: { orderId: 'A1' } }) },
+      { account: 'acme', document: instanceDoc(i2, { state: 'INCIDENT' }), parentKey: i1 },
+    ],
+    jobsUpsert: [jobWrite('acme', keyOf(partition, base + 11), i1), jobWrite('acme', keyOf(partition, base + 12), i1)],
+    timersUpsert: [timerWrite('acme', keyOf(partition, base + 21), i1, new Date('2025-01-01T01:00:00Z'))],
+    incidentsInsert: [incidentWrite('acme', keyOf(partition, base + 31), i2)],
+    history: [historyWrite('acme', i1, 'start'), historyWrite('acme', i1, 'charge'), historyWrite('acme', i2, 'start')],
+    commands: [
+      { key: `cmd-${base}-1`, result: { processInstanceKey: i1 } },
+      { key: `cmd-${base}-2`, result: { processInstanceKey: i2 } },
+    ],
+  };
+}
+
+describe('commitBatch', () => {
+  it('writes instances, jobs, timers, incidents, history and command results together', async () => {
+    const lease = await store.leases.acquireLease(1, 'shard-a', 10_000);
+    expect(lease).not.toBeNull();
+    await commitBatch(database.db, fullBatch(1, lease!.epoch, 0));
+
+    expect(await counts(1)).toEqual({ instances: 2, jobs: 2, timers: 1, incidents: 1, history: 3, commands: 2 });
+    const i1 = keyOf(1, 1);
+    const instance = await store.instances.getInstance('acme', i1);
+    expect(instance).toMatchObject({ key: i1, partition: 1, state: 'ACTIVE', variables: { orderId: 'A1' }, bpmnProcessId: 'order' });
+    expect(instance!.document.key).toBe(i1);
+    expect(instance!.createdAt.toISOString()).toBe('2025-01-01T00:00:00.000Z');
+    expect((await store.instances.getInstance('acme', keyOf(1, 2)))!.parentKey).toBe(i1);
+
+    const job = await store.jobs.getJob('acme', keyOf(1, 11));
+    expect(job).toMatchObject({ key: keyOf(1, 11), instanceKey: i1, type: 'payment', retries: 3, customHeaders: { region: 'eu' } });
+
+    const results = await store.commands.findCommandResults(1, ['cmd-0-1', 'cmd-0-2', 'never']);
+    expect(Object.fromEntries(results)).toEqual({
+      'cmd-0-1': { processInstanceKey: i1 },
+      'cmd-0-2': { processInstanceKey: keyOf(1, 2) },
+    });
+
+    const historyPage = await store.history.listHistory('acme', i1);
+    expect(historyPage.items.map((h) => [h.position, h.record.elementId])).toEqual([
+      [1, 'start'],
+      [2, 'charge'],
+    ]);
+  });
+
+  it('updates on the next batch: document, state, jobs upserted and deleted, history continues', async () => {
+    const lease = await store.leases.acquireLease(2, 'shard-a', 10_000);
+    const epoch = lease!.epoch;
+    await commitBatch(database.db, fullBatch(2, epoch, 0));
+    const i1 = keyOf(2, 1);
+    const completed = instanceDoc(i1, { state: 'COMPLETED', variables: { orderId: 'A1', paid: true } });
+    await commitBatch(database.db, {
+      partition: 2,
+      epoch,
+      instances: [{ account: 'acme', document: completed }],
+      jobsUpsert: [jobWrite('acme', keyOf(2, 12), i1, { retries: 1, state: 'FAILED', errorMessage: 'card declined' })],
+      jobsDelete: [keyOf(2, 11)],
+      timersDelete: [keyOf(2, 21)],
+      history: [historyWrite('acme', i1, 'end')],
+      // A replayed command keeps its first result.
+      commands: [{ key: 'cmd-0-1', result: 'second' }, { key: 'cmd-x', result: undefined }],
+    });
+
+    const instance = await store.instances.getInstance('acme', i1);
+    expect(instance).toMatchObject({ state: 'COMPLETED', variables: { orderId: 'A1', paid: true } });
+    expect(instance!.endedAt).toBeInstanceOf(Date);
+    expect(instance!.updatedAt.getTime()).toBeGreaterThanOrEqual(instance!.createdAt.getTime());
+    expect(await store.jobs.getJob('acme', keyOf(2, 11))).toBeNull();
+    expect(await store.jobs.getJob('acme', keyOf(2, 12))).toMatchObject({ retries: 1, state: 'FAILED', errorMessage: 'card declined' });
+    expect(await store.timers.loadDueTimers(2, new Date('2030-01-01'))).toEqual([]);
+    const positions = (await store.history.listHistory('acme', i1)).items.map((h) => h.position);
+    expect(positions).toEqual([1, 2, 3]);
+    const results = await store.commands.findCommandResults(2, ['cmd-0-1', 'cmd-x']);
+    expect(results.get('cmd-0-1')).toEqual({ processInstanceKey: i1 });
+    expect(results.has('cmd-x')).toBe(true);
+    expect(results.get('cmd-x')).toBeNull();
+  });
+
+  it('refuses a stale epoch and writes nothing at all', async () => {
+    const first = await store.leases.acquireLease(3, 'shard-a', 1);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    const second = await store.leases.acquireLease(3, 'shard-b', 10_000);
+    expect(second!.epoch).toBe(first!.epoch + 1);
+
+    const attempt = commitBatch(database.db, fullBatch(3, first!.epoch, 0));
+    await expect(attempt).rejects.toBeInstanceOf(StaleEpochError);
+    await expect(attempt).rejects.toMatchObject({ partition: 3, epoch: first!.epoch, currentEpoch: second!.epoch });
+    expect(await counts(3)).toEqual({ instances: 0, jobs: 0, timers: 0, incidents: 0, history: 0, commands: 0 });
+
+    // The current leader's batch goes through.
+    await commitBatch(database.db, fullBatch(3, second!.epoch, 0));
+    expect((await counts(3)).instances).toBe(2);
+  });
+
+  it('refuses a partition nobody leads', async () => {
+    await expect(commitBatch(database.db, fullBatch(99, 1, 0))).rejects.toBeInstanceOf(StaleEpochError);
+    expect(await counts(99)).toEqual({ instances: 0, jobs: 0, timers: 0, incidents: 0, history: 0, commands: 0 });
+  });
+
+  it('rolls back everything already written when a later statement fails', async () => {
+    const lease = await store.leases.acquireLease(4, 'shard-a', 10_000);
+    const batch = fullBatch(4, lease!.epoch, 0);
+    // Instances are written first; this job violates the state check afterwards.
+    batch.jobsUpsert!.push(jobWrite('acme', keyOf(4, 13), keyOf(4, 1), { state: 'BOGUS' as 'FAILED' }));
+    await expect(commitBatch(database.db, batch)).rejects.toThrow();
+    expect(await counts(4)).toEqual({ instances: 0, jobs: 0, timers: 0, incidents: 0, history: 0, commands: 0 });
+  });
+
+  it('refuses to overwrite an instance key owned by another account', async () => {
+    const lease = await store.leases.acquireLease(5, 'shard-a', 10_000);
+    const key = keyOf(5, 1);
+    await commitBatch(database.db, { partition: 5, epoch: lease!.epoch, instances: [{ account: 'acme', document: instanceDoc(key) }] });
+    const hijack = commitBatch(database.db, {
+      partition: 5,
+      epoch: lease!.epoch,
+      instances: [{ account: 'evil', document: instanceDoc(key, { state: 'TERMINATED' }) }],
+    });
+    await expect(hijack).rejects.toThrow(/another account/);
+    expect((await store.instances.getInstance('acme', key))!.state).toBe('ACTIVE');
+    const jobKey = keyOf(5, 2);
+    await commitBatch(database.db, { partition: 5, epoch: lease!.epoch, jobsUpsert: [jobWrite('acme', jobKey, key)] });
+    await expect(
+      commitBatch(database.db, { partition: 5, epoch: lease!.epoch, jobsUpsert: [jobWrite('evil', jobKey, key, { retries: 0 })] }),
+    ).rejects.toThrow(/job key collision/);
+    expect((await store.jobs.getJob('acme', jobKey))!.retries).toBe(3);
+  });
+
+  it('commits a large batch in a handful of statements, keys intact beyond 2^53', async () => {
+    const lease = await store.leases.acquireLease(6, 'shard-a', 10_000);
+    const n = 500;
+    const batch: Batch = { partition: 6, epoch: lease!.epoch, instances: [], jobsUpsert: [], history: [], commands: [] };
+    for (let i = 1; i <= n; i++) {
+      const key = keyOf(6, i);
+      batch.instances!.push({ account: 'acme', document: instanceDoc(key, { variables: { i } }) });
+      batch.jobsUpsert!.push(jobWrite('acme', keyOf(6, 100_000 + i), key));
+      batch.history!.push(historyWrite('acme', key, 'start'), historyWrite('acme', key, 'charge'));
+      batch.commands!.push({ key: `bulk-${i}`, result: { key } });
+    }
+    // Count the statements the batch sends, through a logging handle on the same connection.
+    const executed: string[] = [];
+    const logger = { logQuery: (query: string) => void executed.push(query) };
+    const client = (database.db as unknown as { $client: never }).$client;
+    const logged = (database.kind === 'pg' ? drizzlePg(client, { logger }) : drizzlePglite(client, { logger })) as unknown as Db;
+    await commitBatch(logged, batch);
+    expect(await counts(6)).toMatchObject({ instances: n, jobs: n, history: 2 * n, commands: n });
+    // fence + instances + jobs + history + commands, besides begin/commit.
+    const statements = executed.filter((q) => !/^\s*(begin|commit|rollback)\b/i.test(q));
+    expect(statements).toHaveLength(5);
+    const loaded = await store.instances.loadPartitionInstances(6);
+    expect(loaded.map((l) => l.document.key)).toEqual(Array.from({ length: n }, (_, i) => keyOf(6, i + 1)));
+    expect(BigInt(loaded[0].document.key)).toBeGreaterThan(2n ** 53n);
+  });
+
+  it('stores the jobs, timers, incidents and records of a runtime document via runtime-rows', async () => {
+    const lease = await store.leases.acquireLease(7, 'shard-a', 10_000);
+    const key = keyOf(7, 1);
+    const document = instanceDoc(key, { state: 'INCIDENT' });
+    const job = { key: keyOf(7, 2), type: 'payment', retries: 0, elementId: 'charge', elementInstanceKey: keyOf(7, 3), customHeaders: {}, state: 'FAILED' as const, errorMessage: 'boom' };
+    const timer = { key: keyOf(7, 4), elementId: 'deadline', ownerKey: keyOf(7, 3), dueAt: Date.UTC(2025, 0, 2), schedule: { kind: 'date', text: '2025-01-02T00:00:00Z', at: Date.UTC(2025, 0, 2) } as never, firedCount: 0 };
+    const incident = { key: keyOf(7, 5), type: 'JOB_NO_RETRIES' as const, elementId: 'charge', elementInstanceKey: keyOf(7, 3), jobKey: job.key, message: 'boom', createdAt: Date.UTC(2025, 0, 1, 12) };
+    await store.commitBatch({
+      partition: 7,
+      epoch: lease!.epoch,
+      instances: [{ account: 'acme', document }],
+      jobsUpsert: [jobRow('acme', document, job)],
+      timersUpsert: [timerRow('acme', document, timer)],
+      incidentsInsert: [incidentRow('acme', document, incident)],
+      history: historyRows('acme', key, [{ type: 'INCIDENT_CREATED', at: 1, incidentKey: incident.key }]),
+    });
+    expect(await store.jobs.getJob('acme', job.key)).toMatchObject({ state: 'FAILED', errorMessage: 'boom', instanceKey: key, bpmnProcessId: 'order' });
+    const [due] = await store.timers.loadDueTimers(7, new Date(Date.UTC(2025, 0, 3)));
+    expect(due).toMatchObject({ key: timer.key, ownerKey: keyOf(7, 3), instanceKey: key, schedule: timer.schedule });
+    expect(due.dueAt.toISOString()).toBe('2025-01-02T00:00:00.000Z');
+    expect(await store.incidents.getIncident('acme', incident.key)).toMatchObject({ jobKey: job.key, state: 'OPEN' });
+    expect((await store.history.listHistory('acme', key)).items[0].record).toEqual({ type: 'INCIDENT_CREATED', at: 1, incidentKey: incident.key });
+  });
+});

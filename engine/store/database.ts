@@ -1,0 +1,96 @@
+// Opening the store: a node-postgres pool when a URL is given, embedded
+// PGlite otherwise (DESIGN §1 "Embedded default"). Both speak the same SQL
+// and the same drizzle API, so repositories never ask which one they have.
+// Connection trouble surfaces as StoreUnavailableError within the configured
+// timeouts rather than as a hang.
+import { PGlite } from '@electric-sql/pglite';
+import { sql } from 'drizzle-orm';
+import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
+import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
+import pg from 'pg';
+import { parseStoreOptions, type StoreOptions, type StoreOptionsInput } from './config.ts';
+import type { Db } from './db.ts';
+import { guard, rootMessage, StoreUnavailableError } from './errors.ts';
+import { migratePg, migratePglite } from './migrate.ts';
+
+export interface Database {
+  /** The drizzle handle for repositories. */
+  db: Db;
+  kind: 'pg' | 'pglite';
+  /** The schema holding Orca's tables. */
+  schema: string;
+  /** Applies pending migrations; safe to call from many processes at once. */
+  migrate(): Promise<void>;
+  /** Releases connections; further queries fail. Idempotent. */
+  close(): Promise<void>;
+}
+
+export type OpenDatabaseOptions = StoreOptionsInput;
+
+/** Opens (and checks) the store. Does not migrate: call `migrate()`. */
+export async function openDatabase(input: OpenDatabaseOptions = {}): Promise<Database> {
+  const options = parseStoreOptions(input);
+  return options.url ? openPg(options, options.url) : openPglite(options);
+}
+
+async function openPg(options: StoreOptions, url: string): Promise<Database> {
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: options.poolSize,
+    connectionTimeoutMillis: options.connectTimeoutMs,
+    // The server cancels a runaway statement; the client stops waiting a
+    // little later in case the server itself is gone.
+    statement_timeout: options.statementTimeoutMs,
+    query_timeout: options.statementTimeoutMs + 5_000,
+    idle_in_transaction_session_timeout: options.idleInTransactionTimeoutMs,
+    application_name: options.applicationName,
+    options: `-c search_path=${options.schema}`,
+    keepAlive: true,
+  });
+  // An idle client whose connection dies emits 'error' on the pool; without
+  // a listener that would crash the process. The pool drops the client and
+  // the next query opens a new connection (or fails with StoreUnavailableError).
+  pool.on('error', () => {});
+  const db = drizzlePg(pool) as unknown as Db;
+  let closed = false;
+  const database: Database = {
+    db,
+    kind: 'pg',
+    schema: options.schema,
+    migrate: () => guard(() => migratePg(pool, options.schema)),
+    async close() {
+      if (closed) return;
+      closed = true;
+      await pool.end();
+    },
+  };
+  try {
+    // Fail at start, not at the first request: unreachable → StoreUnavailableError
+    // (retry later); bad credentials or a missing database pass through as they are.
+    await guard(() => db.execute(sql`select 1`));
+  } catch (error) {
+    await database.close();
+    if (error instanceof StoreUnavailableError) throw error;
+    throw new Error(`cannot open database: ${rootMessage(error)}`, { cause: error });
+  }
+  return database;
+}
+
+async function openPglite(options: StoreOptions): Promise<Database> {
+  const client = await PGlite.create({ dataDir: options.dataDir, loadDataDir: options.pgliteTemplate });
+  // PGlite is one session, so setting search_path once covers every query.
+  await client.exec(`set search_path to ${options.schema}`);
+  const db = drizzlePglite(client) as unknown as Db;
+  let closed = false;
+  return {
+    db,
+    kind: 'pglite',
+    schema: options.schema,
+    migrate: () => migratePglite(client, options.schema),
+    async close() {
+      if (closed) return;
+      closed = true;
+      await client.close();
+    },
+  };
+}

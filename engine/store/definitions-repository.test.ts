@@ -1,0 +1,123 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestDatabase } from '../../test/support/database.ts';
+import { checksumOf } from './checksum.ts';
+import type { Database } from './database.ts';
+import { decisionsRepository } from './decisions-repository.ts';
+import { definitionsRepository } from './definitions-repository.ts';
+
+const testDb = createTestDatabase();
+let database: Database;
+let definitions: ReturnType<typeof definitionsRepository>;
+let decisions: ReturnType<typeof decisionsRepository>;
+
+beforeAll(async () => {
+  database = await testDb.open();
+  definitions = definitionsRepository(database.db);
+  decisions = decisionsRepository(database.db);
+});
+afterAll(() => testDb.cleanup());
+
+const bpmn = (id: string, revision: number) =>
+  `<definitions><process id="${id}"><startEvent id="s${revision}"/></process></definitions>`;
+
+describe('process definitions', () => {
+  it('versions per process: same checksum keeps the version, a new one increments', async () => {
+    const v1 = await definitions.deployProcess('acme', { bpmnProcessId: 'order', resourceName: 'order.bpmn', xml: bpmn('order', 1) });
+    expect(v1).toMatchObject({ bpmnProcessId: 'order', version: 1, isNew: true, checksum: checksumOf(bpmn('order', 1)) });
+
+    const again = await definitions.deployProcess('acme', { bpmnProcessId: 'order', resourceName: 'renamed.bpmn', xml: bpmn('order', 1) });
+    expect(again).toMatchObject({ version: 1, isNew: false });
+
+    const v2 = await definitions.deployProcess('acme', {
+      bpmnProcessId: 'order',
+      resourceName: 'order.bpmn',
+      xml: bpmn('order', 2),
+      checksum: checksumOf(bpmn('order', 2)),
+    });
+    expect(v2).toMatchObject({ version: 2, isNew: true });
+
+    // Redeploying an older model returns its old version rather than a new one.
+    expect(await definitions.deployProcess('acme', { bpmnProcessId: 'order', resourceName: 'order.bpmn', xml: bpmn('order', 1) })).toMatchObject({
+      version: 1,
+      isNew: false,
+    });
+
+    const latest = await definitions.latestProcess('acme', 'order');
+    expect(latest).toMatchObject({ version: 2, xml: bpmn('order', 2), resourceName: 'order.bpmn' });
+    expect(latest!.deployedAt).toBeInstanceOf(Date);
+    expect((await definitions.getProcessVersion('acme', 'order', 1))!.xml).toBe(bpmn('order', 1));
+    expect(await definitions.getProcessVersion('acme', 'order', 3)).toBeNull();
+    expect((await definitions.listProcessVersions('acme', 'order')).map((v) => v.version)).toEqual([1, 2]);
+  });
+
+  it('counts versions per account', async () => {
+    const other = await definitions.deployProcess('globex', { bpmnProcessId: 'order', resourceName: 'o.bpmn', xml: bpmn('order', 9) });
+    expect(other).toMatchObject({ version: 1, isNew: true });
+    expect((await definitions.latestProcess('globex', 'order'))!.version).toBe(1);
+  });
+
+  it('deploys the processes of one resource together', async () => {
+    const results = await definitions.deployProcesses('acme', [
+      { bpmnProcessId: 'b-proc', resourceName: 'two.bpmn', xml: bpmn('b', 1) },
+      { bpmnProcessId: 'a-proc', resourceName: 'two.bpmn', xml: bpmn('a', 1) },
+    ]);
+    expect(results.map((r) => [r.bpmnProcessId, r.version])).toEqual([
+      ['b-proc', 1],
+      ['a-proc', 1],
+    ]);
+  });
+
+  it('gives concurrent deploys of new models distinct versions, and identical ones the same', async () => {
+    const xmls = Array.from({ length: 6 }, (_, i) => bpmn('race', i));
+    const results = await Promise.all(
+      [...xmls, ...xmls].map((xml) => definitions.deployProcess('acme', { bpmnProcessId: 'race', resourceName: 'r.bpmn', xml })),
+    );
+    const byChecksum = new Map<string, Set<number>>();
+    for (const r of results) byChecksum.set(r.checksum, (byChecksum.get(r.checksum) ?? new Set()).add(r.version));
+    expect([...byChecksum.values()].every((versions) => versions.size === 1)).toBe(true);
+    expect(results.filter((r) => r.isNew)).toHaveLength(6);
+    expect([...new Set(results.map((r) => r.version))].sort((a, b) => a - b)).toEqual([1, 2, 3, 4, 5, 6]);
+  });
+
+  it('lists processes with their latest version, paged by id', async () => {
+    const first = await definitions.listProcesses('acme', { limit: 2 });
+    expect(first.items.map((p) => [p.bpmnProcessId, p.latestVersion])).toEqual([
+      ['a-proc', 1],
+      ['b-proc', 1],
+    ]);
+    const second = await definitions.listProcesses('acme', { limit: 2, cursor: first.nextCursor });
+    expect(second.items.map((p) => [p.bpmnProcessId, p.latestVersion, p.version])).toEqual([
+      ['order', 2, 2],
+      ['race', 6, 6],
+    ]);
+    expect(second.nextCursor).toBeNull();
+  });
+
+  it('rejects a malformed checksum', async () => {
+    await expect(
+      definitions.deployProcess('acme', { bpmnProcessId: 'x', resourceName: 'x.bpmn', xml: '<x/>', checksum: 'abc' }),
+    ).rejects.toThrow(/sha256/);
+  });
+});
+
+describe('decisions', () => {
+  it('versions decisions like processes', async () => {
+    const dmn = (rev: number) => `<definitions><decision id="discount" name="Discount"/><!-- ${rev} --></definitions>`;
+    expect(await decisions.deployDecision('acme', { decisionId: 'discount', decisionName: 'Discount', resourceName: 'd.dmn', xml: dmn(1) })).toMatchObject({
+      version: 1,
+      isNew: true,
+    });
+    expect(await decisions.deployDecision('acme', { decisionId: 'discount', resourceName: 'd.dmn', xml: dmn(1) })).toMatchObject({
+      version: 1,
+      isNew: false,
+    });
+    expect(await decisions.deployDecision('acme', { decisionId: 'discount', resourceName: 'd.dmn', xml: dmn(2) })).toMatchObject({
+      version: 2,
+      isNew: true,
+    });
+    expect(await decisions.latestDecision('acme', 'discount')).toMatchObject({ version: 2, xml: dmn(2) });
+    expect(await decisions.getDecisionVersion('acme', 'discount', 1)).toMatchObject({ decisionName: 'Discount', xml: dmn(1) });
+    expect(await decisions.latestDecision('globex', 'discount')).toBeNull();
+    expect((await decisions.listDecisions('acme')).items.map((d) => [d.decisionId, d.latestVersion])).toEqual([['discount', 2]]);
+  });
+});

@@ -1,0 +1,55 @@
+// engine/store: Postgres (or embedded PGlite) as Orca's source of truth —
+// schema, migrations, the leader's fenced batch commit, and the reads the
+// API and leaders need. `createStore(db)` bundles the repositories; each is
+// also usable on its own.
+import { commandsRepository } from './commands-repository.ts';
+import { commitBatch, type Batch } from './commit-batch.ts';
+import type { Db } from './db.ts';
+import { accountsRepository } from './accounts-repository.ts';
+import { decisionsRepository } from './decisions-repository.ts';
+import { definitionsRepository } from './definitions-repository.ts';
+import { historyRepository } from './history-repository.ts';
+import { incidentsRepository } from './incidents-repository.ts';
+import { instancesRepository } from './instances-repository.ts';
+import { jobsRepository } from './jobs-repository.ts';
+import { leasesRepository } from './leases-repository.ts';
+import { timersRepository } from './timers-repository.ts';
+
+export function createStore(db: Db) {
+  return {
+    accounts: accountsRepository(db),
+    definitions: definitionsRepository(db),
+    decisions: decisionsRepository(db),
+    instances: instancesRepository(db),
+    jobs: jobsRepository(db),
+    timers: timersRepository(db),
+    incidents: incidentsRepository(db),
+    history: historyRepository(db),
+    commands: commandsRepository(db),
+    leases: leasesRepository(db),
+    commitBatch: (batch: Batch) => commitBatch(db, batch),
+  };
+}
+
+export type Store = ReturnType<typeof createStore>;
+
+export * from './accounts-repository.ts';
+export * from './checksum.ts';
+export * from './commands-repository.ts';
+export * from './commit-batch.ts';
+export * from './config.ts';
+export * from './cursor.ts';
+export * from './database.ts';
+export * from './db.ts';
+export * from './decisions-repository.ts';
+export * from './definitions-repository.ts';
+export * from './errors.ts';
+export * from './history-repository.ts';
+export * from './incidents-repository.ts';
+export * from './instances-repository.ts';
+export * from './jobs-repository.ts';
+export * from './leases-repository.ts';
+export * from './migrate.ts';
+export * from './runtime-rows.ts';
+export * from './timers-repository.ts';
+export * as schema from './schema.ts';

@@ -1,0 +1,165 @@
+// Reads of process instances: single lookups and filtered, cursor-paged lists
+// for the API and console (DESIGN §4 "lists, console"), and the partition
+// load a new leader does at takeover. Lists order by key and page with
+// `key > cursor`, which the (account, …, key) indexes serve directly;
+// `filter.variable` is a jsonb containment test served by the GIN index.
+import { and, asc, eq, gt, inArray, or, sql, type SQL } from 'drizzle-orm';
+import type { InstanceState, ProcessInstance, Variables } from '../runtime/types.ts';
+import { clampLimit, decodeCursor, isKey, toPage, type Page, type PageRequest } from './cursor.ts';
+import type { Db } from './db.ts';
+import { guarded } from './errors.ts';
+import { instances } from './schema.ts';
+import { assertAccount } from './tenancy.ts';
+
+export const INSTANCE_STATES: readonly InstanceState[] = ['ACTIVE', 'COMPLETED', 'TERMINATED', 'INCIDENT'];
+
+export interface InstanceSummary {
+  key: string;
+  bpmnProcessId: string;
+  version: number;
+  state: InstanceState;
+  /** Root-scope variables. */
+  variables: Variables;
+  parentKey: string | null;
+  createdAt: Date;
+  updatedAt: Date;
+  endedAt: Date | null;
+}
+
+export interface InstanceRecord extends InstanceSummary {
+  account: string;
+  partition: number;
+  document: ProcessInstance;
+}
+
+export interface InstanceFilter extends PageRequest {
+  state?: InstanceState;
+  bpmnProcessId?: string;
+  /** `filter.variable=<name>:<value>`: the value as typed (see variableMatches). */
+  variable?: { name: string; value: string };
+}
+
+export interface PartitionInstance {
+  account: string;
+  parentKey: string | null;
+  document: ProcessInstance;
+}
+
+const summaryColumns = {
+  key: instances.key,
+  bpmnProcessId: instances.bpmnProcessId,
+  version: instances.version,
+  state: instances.state,
+  variables: instances.variables,
+  parentKey: instances.parentKey,
+  createdAt: instances.createdAt,
+  updatedAt: instances.updatedAt,
+  endedAt: instances.endedAt,
+};
+
+// JSON's number grammar: only such text is spliced into the jsonb literal
+// unquoted, and it still travels as a bound parameter, never as SQL.
+const JSON_NUMBER = /^-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?$/;
+
+/**
+ * The jsonb documents `variables @> …` should match for `name:value`. A
+ * query string cannot say whether `42` meant the number or the string, so
+ * both are tried; likewise `true`/`false`/`null`. Numbers keep their exact
+ * text, so large or precise values compare as Postgres numerics.
+ */
+export function variableMatches(name: string, value: string): string[] {
+  const field = JSON.stringify(name);
+  const candidates = [`{${field}:${JSON.stringify(value)}}`];
+  if (JSON_NUMBER.test(value) || value === 'true' || value === 'false' || value === 'null') {
+    candidates.push(`{${field}:${value}}`);
+  }
+  return candidates;
+}
+
+/**
+ * Splits `filter.variable=<name>:<value>` at the first colon, so values may
+ * contain colons (`time:12:30`) but names may not. Null when malformed.
+ */
+export function parseVariableFilter(text: string): { name: string; value: string } | null {
+  const colon = text.indexOf(':');
+  if (colon <= 0) return null;
+  return { name: text.slice(0, colon), value: text.slice(colon + 1) };
+}
+
+export function instancesRepository(db: Db) {
+  async function getInstance(account: string, key: string): Promise<InstanceRecord | null> {
+    assertAccount(account);
+    if (!isKey(key)) return null;
+    const [row] = await db
+      .select({ ...summaryColumns, account: instances.account, partition: instances.partition, document: instances.document })
+      .from(instances)
+      .where(and(eq(instances.account, account), eq(instances.key, key)));
+    return row ?? null;
+  }
+
+  async function listInstances(account: string, filter: InstanceFilter = {}): Promise<Page<InstanceSummary>> {
+    assertAccount(account);
+    const limit = clampLimit(filter.limit);
+    const conditions: (SQL | undefined)[] = [eq(instances.account, account)];
+    if (filter.state !== undefined) {
+      if (!INSTANCE_STATES.includes(filter.state)) throw new TypeError(`unknown instance state ${String(filter.state)}`);
+      conditions.push(eq(instances.state, filter.state));
+    }
+    if (filter.bpmnProcessId !== undefined) conditions.push(eq(instances.bpmnProcessId, filter.bpmnProcessId));
+    if (filter.variable !== undefined) {
+      const { name, value } = filter.variable;
+      conditions.push(or(...variableMatches(name, value).map((doc) => sql`${instances.variables} @> ${doc}::jsonb`)));
+    }
+    if (filter.cursor) conditions.push(gt(instances.key, decodeCursor(filter.cursor, isKey)));
+    const fetched = await db
+      .select(summaryColumns)
+      .from(instances)
+      .where(and(...conditions))
+      .orderBy(asc(instances.key))
+      .limit(limit + 1);
+    return toPage(fetched, limit, (r) => r.key, (r) => r);
+  }
+
+  /** Instances started by a call activity of `parentKey`. */
+  async function listChildren(account: string, parentKey: string): Promise<InstanceSummary[]> {
+    assertAccount(account);
+    if (!isKey(parentKey)) return [];
+    return db
+      .select(summaryColumns)
+      .from(instances)
+      .where(and(eq(instances.account, account), eq(instances.parentKey, parentKey)))
+      .orderBy(asc(instances.key));
+  }
+
+  /**
+   * Every instance of a partition, for its new leader (all accounts: the
+   * leader serves the partition, not a tenant). `activeOnly` keeps the ones
+   * still alive: ACTIVE, and INCIDENT (stuck, but its tokens and timers remain).
+   */
+  async function loadPartitionInstances(partition: number, options: { activeOnly?: boolean } = {}): Promise<PartitionInstance[]> {
+    const out: PartitionInstance[] = [];
+    let after: string | null = null;
+    // Page through by key so one huge partition is not one huge result set.
+    for (;;) {
+      const page: { key: string; account: string; parentKey: string | null; document: ProcessInstance }[] = await db
+        .select({ key: instances.key, account: instances.account, parentKey: instances.parentKey, document: instances.document })
+        .from(instances)
+        .where(
+          and(
+            eq(instances.partition, partition),
+            options.activeOnly ? inArray(instances.state, ['ACTIVE', 'INCIDENT']) : undefined,
+            after === null ? undefined : gt(instances.key, after),
+          ),
+        )
+        .orderBy(asc(instances.key))
+        .limit(LOAD_PAGE);
+      for (const row of page) out.push({ account: row.account, parentKey: row.parentKey, document: row.document });
+      if (page.length < LOAD_PAGE) return out;
+      after = page[page.length - 1].key;
+    }
+  }
+
+  return guarded({ getInstance, listInstances, listChildren, loadPartitionInstances });
+}
+
+const LOAD_PAGE = 1000;

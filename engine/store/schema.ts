@@ -1,0 +1,243 @@
+// The Postgres schema: every durable fact of Orca is a row here (DESIGN §1).
+// Runtime rows (instances, jobs, timers, incidents, history, commands) are
+// written only by the leader of their partition, in fenced batches
+// (commit-batch.ts); definitions and accounts are written by the API. Every
+// tenant-owned row carries its account, and every index that serves a
+// tenant-facing read leads with it. Changing this file means running
+// `npx drizzle-kit generate` and committing the new migration.
+import { sql } from 'drizzle-orm';
+import {
+  bigint,
+  bigserial,
+  check,
+  index,
+  integer,
+  jsonb,
+  pgTable,
+  primaryKey,
+  text,
+  uniqueIndex,
+} from 'drizzle-orm/pg-core';
+import type { TimerSchedule } from '../runtime/timer/index.ts';
+import type { HistoryRecord, JobState, ProcessInstance, Variables } from '../runtime/types.ts';
+import { instant, key } from './columns.ts';
+
+/** The runtime's job states, plus ACTIVATED: handed to a worker from a queue. */
+export type StoredJobState = JobState | 'ACTIVATED';
+
+export const accounts = pgTable('accounts', {
+  id: text('id').primaryKey(),
+  createdAt: instant('created_at').notNull().defaultNow(),
+  // The opening balance is the API's decision (it comes from configuration),
+  // so the column default is only a floor.
+  creditBalance: bigint('credit_balance', { mode: 'number' }).notNull().default(0),
+});
+
+/** One row per (account, BPMN process id): the version counter that serialises deploys. */
+export const definitions = pgTable(
+  'definitions',
+  {
+    account: text('account').notNull(),
+    bpmnProcessId: text('bpmn_process_id').notNull(),
+    latestVersion: integer('latest_version').notNull(),
+    updatedAt: instant('updated_at').notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.account, t.bpmnProcessId] })],
+);
+
+export const definitionVersions = pgTable(
+  'definition_versions',
+  {
+    account: text('account').notNull(),
+    bpmnProcessId: text('bpmn_process_id').notNull(),
+    version: integer('version').notNull(),
+    resourceName: text('resource_name').notNull(),
+    xml: text('xml').notNull(),
+    checksum: text('checksum').notNull(),
+    deployedAt: instant('deployed_at').notNull().defaultNow(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.account, t.bpmnProcessId, t.version] }),
+    // Redeploying identical XML finds its version through this index.
+    uniqueIndex('definition_versions_checksum_uq').on(t.account, t.bpmnProcessId, t.checksum),
+  ],
+);
+
+/** One row per (account, decision id): the version counter of DMN decisions. */
+export const decisions = pgTable(
+  'decisions',
+  {
+    account: text('account').notNull(),
+    decisionId: text('decision_id').notNull(),
+    latestVersion: integer('latest_version').notNull(),
+    updatedAt: instant('updated_at').notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.account, t.decisionId] })],
+);
+
+export const decisionVersions = pgTable(
+  'decision_versions',
+  {
+    account: text('account').notNull(),
+    decisionId: text('decision_id').notNull(),
+    version: integer('version').notNull(),
+    decisionName: text('decision_name'),
+    resourceName: text('resource_name').notNull(),
+    xml: text('xml').notNull(),
+    checksum: text('checksum').notNull(),
+    deployedAt: instant('deployed_at').notNull().defaultNow(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.account, t.decisionId, t.version] }),
+    uniqueIndex('decision_versions_checksum_uq').on(t.account, t.decisionId, t.checksum),
+  ],
+);
+
+export const instances = pgTable(
+  'instances',
+  {
+    key: key('key').primaryKey(),
+    account: text('account').notNull(),
+    partition: integer('partition').notNull(),
+    bpmnProcessId: text('bpmn_process_id').notNull(),
+    version: integer('version').notNull(),
+    state: text('state').$type<ProcessInstance['state']>().notNull(),
+    document: jsonb('document').$type<ProcessInstance>().notNull(),
+    // The root scope's variables, copied out of the document so that
+    // `filter.variable` is one GIN-indexed containment test.
+    variables: jsonb('variables').$type<Variables>().notNull(),
+    parentKey: key('parent_key'),
+    createdAt: instant('created_at').notNull().defaultNow(),
+    updatedAt: instant('updated_at').notNull().defaultNow(),
+    endedAt: instant('ended_at'),
+  },
+  (t) => [
+    check('instances_state_ck', sql`${t.state} in ('ACTIVE', 'COMPLETED', 'TERMINATED', 'INCIDENT')`),
+    // Lists page by key within an account, optionally narrowed by state or process.
+    index('instances_account_key_idx').on(t.account, t.key),
+    index('instances_account_state_key_idx').on(t.account, t.state, t.key),
+    index('instances_account_process_key_idx').on(t.account, t.bpmnProcessId, t.key),
+    // `variables @> '{"orderId":"A1"}'`; jsonb_path_ops is smaller and faster than the default for @>.
+    index('instances_variables_gin').using('gin', t.variables.op('jsonb_path_ops')),
+    // A new leader loads only the instances still alive on its partition.
+    index('instances_partition_live_idx')
+      .on(t.partition, t.key)
+      .where(sql`${t.state} in ('ACTIVE', 'INCIDENT')`),
+    index('instances_parent_idx').on(t.parentKey).where(sql`${t.parentKey} is not null`),
+  ],
+);
+
+export const jobs = pgTable(
+  'jobs',
+  {
+    key: key('key').primaryKey(),
+    account: text('account').notNull(),
+    partition: integer('partition').notNull(),
+    instanceKey: key('instance_key').notNull(),
+    // Kept on the job so a queue can be rebuilt without reading instance documents.
+    bpmnProcessId: text('bpmn_process_id').notNull(),
+    processVersion: integer('process_version').notNull(),
+    elementId: text('element_id').notNull(),
+    elementInstanceKey: key('element_instance_key').notNull(),
+    type: text('type').notNull(),
+    retries: integer('retries').notNull(),
+    state: text('state').$type<StoredJobState>().notNull(),
+    worker: text('worker'),
+    customHeaders: jsonb('custom_headers').$type<Record<string, string>>().notNull().default({}),
+    errorMessage: text('error_message'),
+    createdAt: instant('created_at').notNull().defaultNow(),
+    activatedAt: instant('activated_at'),
+  },
+  (t) => [
+    check('jobs_state_ck', sql`${t.state} in ('ACTIVATABLE', 'ACTIVATED', 'FAILED')`),
+    index('jobs_account_type_state_idx').on(t.account, t.type, t.state),
+    index('jobs_partition_idx').on(t.partition, t.key),
+    index('jobs_instance_idx').on(t.instanceKey),
+  ],
+);
+
+export const timers = pgTable(
+  'timers',
+  {
+    key: key('key').primaryKey(),
+    account: text('account').notNull(),
+    partition: integer('partition').notNull(),
+    // Null for a timer start event: firing it starts a new instance.
+    instanceKey: key('instance_key'),
+    // The runtime's Timer.ownerKey: the waiting element instance or scope (null for a start event).
+    ownerKey: key('owner_key'),
+    bpmnProcessId: text('bpmn_process_id').notNull(),
+    processVersion: integer('process_version').notNull(),
+    elementId: text('element_id').notNull(),
+    dueAt: instant('due_at').notNull(),
+    // The parsed timer definition (date, duration, cycle); the runtime owns its shape.
+    schedule: jsonb('schedule').$type<TimerSchedule>().notNull(),
+    firedCount: integer('fired_count').notNull().default(0),
+    createdAt: instant('created_at').notNull().defaultNow(),
+  },
+  (t) => [index('timers_partition_due_idx').on(t.partition, t.dueAt)],
+);
+
+export const incidents = pgTable(
+  'incidents',
+  {
+    key: key('key').primaryKey(),
+    account: text('account').notNull(),
+    partition: integer('partition').notNull(),
+    instanceKey: key('instance_key').notNull(),
+    elementId: text('element_id').notNull(),
+    elementInstanceKey: key('element_instance_key').notNull(),
+    jobKey: key('job_key'),
+    type: text('type').notNull(),
+    message: text('message').notNull(),
+    state: text('state').$type<'OPEN' | 'RESOLVED'>().notNull().default('OPEN'),
+    createdAt: instant('created_at').notNull().defaultNow(),
+    resolvedAt: instant('resolved_at'),
+  },
+  (t) => [
+    check('incidents_state_ck', sql`${t.state} in ('OPEN', 'RESOLVED')`),
+    index('incidents_account_key_idx').on(t.account, t.key),
+    index('incidents_account_state_key_idx').on(t.account, t.state, t.key),
+    index('incidents_instance_idx').on(t.instanceKey),
+  ],
+);
+
+/** Append-only: what happened to each instance, in order. */
+export const history = pgTable(
+  'history',
+  {
+    id: bigserial('id', { mode: 'number' }).primaryKey(),
+    account: text('account').notNull(),
+    partition: integer('partition').notNull(),
+    instanceKey: key('instance_key').notNull(),
+    // 1, 2, 3 … per instance, assigned at commit; gap-free unlike `id`.
+    position: integer('position').notNull(),
+    record: jsonb('record').$type<HistoryRecord>().notNull(),
+    createdAt: instant('created_at').notNull().defaultNow(),
+  },
+  (t) => [uniqueIndex('history_instance_position_uq').on(t.instanceKey, t.position)],
+);
+
+/** Partition leases with fencing epochs: the leader is whoever holds the current epoch. */
+export const partitions = pgTable('partitions', {
+  id: integer('id').primaryKey(),
+  leader: text('leader'),
+  epoch: bigint('epoch', { mode: 'number' }).notNull().default(0),
+  leaseExpiresAt: instant('lease_expires_at'),
+});
+
+/** The durable command log: a command applied twice returns the stored result. */
+export const commands = pgTable(
+  'commands',
+  {
+    partition: integer('partition').notNull(),
+    commandKey: text('command_key').notNull(),
+    result: jsonb('result').$type<unknown>().notNull(),
+    createdAt: instant('created_at').notNull().defaultNow(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.partition, t.commandKey] }),
+    // Pruning old entries walks this index.
+    index('commands_partition_created_idx').on(t.partition, t.createdAt),
+  ],
+);
