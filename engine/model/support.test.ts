@@ -75,22 +75,118 @@ describe('supported now', () => {
   });
 });
 
+describe('supported since the runtime learned them', () => {
+  const ebgTargets =
+    `<bpmn:intermediateCatchEvent id="late">${timer}</bpmn:intermediateCatchEvent>` +
+    '<bpmn:intermediateCatchEvent id="reply"><bpmn:messageEventDefinition messageRef="m"/></bpmn:intermediateCatchEvent>' +
+    '<bpmn:sequenceFlow id="g1" sourceRef="x" targetRef="late"/><bpmn:sequenceFlow id="g2" sourceRef="x" targetRef="reply"/>';
+  const loop = (sequential: boolean) =>
+    `<bpmn:multiInstanceLoopCharacteristics isSequential="${sequential}">${ext('<zeebe:loopCharacteristics inputCollection="=items" inputElement="item"/>')}</bpmn:multiInstanceLoopCharacteristics>`;
+  const eventSubProcess = (start: string) =>
+    `<bpmn:subProcess id="x" triggeredByEvent="true">${start}<bpmn:endEvent id="xe"/><bpmn:sequenceFlow id="xf" sourceRef="xs" targetRef="xe"/></bpmn:subProcess>`;
+  const cases: [label: string, element: string][] = [
+    ['timer start', '<bpmn:startEvent id="x"><bpmn:timerEventDefinition><bpmn:timeCycle>R/PT1H</bpmn:timeCycle></bpmn:timerEventDefinition></bpmn:startEvent>'],
+    ['timer catch', `<bpmn:intermediateCatchEvent id="x">${timer}</bpmn:intermediateCatchEvent>`],
+    ['timer boundary', `<bpmn:boundaryEvent id="x" attachedToRef="host">${timer}</bpmn:boundaryEvent>`],
+    ['non-interrupting timer boundary', `<bpmn:boundaryEvent id="x" attachedToRef="host" cancelActivity="false">${timer}</bpmn:boundaryEvent>`],
+    ['error boundary', '<bpmn:boundaryEvent id="x" attachedToRef="host"><bpmn:errorEventDefinition errorRef="err"/></bpmn:boundaryEvent>'],
+    ['catch-all error boundary', '<bpmn:boundaryEvent id="x" attachedToRef="host"><bpmn:errorEventDefinition/></bpmn:boundaryEvent>'],
+    ['escalation boundary', '<bpmn:boundaryEvent id="x" attachedToRef="host"><bpmn:escalationEventDefinition escalationRef="esc"/></bpmn:boundaryEvent>'],
+    ['non-interrupting escalation boundary', '<bpmn:boundaryEvent id="x" attachedToRef="host" cancelActivity="false"><bpmn:escalationEventDefinition escalationRef="esc"/></bpmn:boundaryEvent>'],
+    ['error end', '<bpmn:endEvent id="x"><bpmn:errorEventDefinition errorRef="err"/></bpmn:endEvent>'],
+    ['escalation end', '<bpmn:endEvent id="x"><bpmn:escalationEventDefinition escalationRef="esc"/></bpmn:endEvent>'],
+    ['escalation throw', '<bpmn:intermediateThrowEvent id="x"><bpmn:escalationEventDefinition escalationRef="esc"/></bpmn:intermediateThrowEvent>'],
+    ['link throw and catch', '<bpmn:intermediateThrowEvent id="x"><bpmn:linkEventDefinition name="L"/></bpmn:intermediateThrowEvent><bpmn:intermediateCatchEvent id="xc"><bpmn:linkEventDefinition name="L"/></bpmn:intermediateCatchEvent>'],
+    ['event-based gateway', `<bpmn:eventBasedGateway id="x"/>${ebgTargets}`],
+    ['call activity', `<bpmn:callActivity id="x">${ext('<zeebe:calledElement processId="child"/>')}</bpmn:callActivity>`],
+    ['parallel multi-instance', `<bpmn:userTask id="x">${loop(false)}</bpmn:userTask>`],
+    ['sequential multi-instance', `<bpmn:serviceTask id="x">${ext('<zeebe:taskDefinition type="t"/>')}${loop(true)}</bpmn:serviceTask>`],
+    ['multi-instance subprocess', `<bpmn:subProcess id="x">${loop(false)}<bpmn:startEvent id="xs"/></bpmn:subProcess>`],
+    ['decision task', `<bpmn:businessRuleTask id="x">${ext('<zeebe:calledDecision decisionId="d" resultVariable="r"/>')}</bpmn:businessRuleTask>`],
+    ['event subprocess with a timer start', eventSubProcess(`<bpmn:startEvent id="xs"><bpmn:timerEventDefinition><bpmn:timeCycle>R/PT1H</bpmn:timeCycle></bpmn:timerEventDefinition></bpmn:startEvent>`)],
+    ['event subprocess with a non-interrupting timer start', eventSubProcess(`<bpmn:startEvent id="xs" isInterrupting="false">${timer}</bpmn:startEvent>`)],
+    ['event subprocess with an error start', eventSubProcess('<bpmn:startEvent id="xs"><bpmn:errorEventDefinition errorRef="err"/></bpmn:startEvent>')],
+    ['event subprocess with an escalation start', eventSubProcess('<bpmn:startEvent id="xs" isInterrupting="false"><bpmn:escalationEventDefinition escalationRef="esc"/></bpmn:startEvent>')],
+  ];
+
+  it.each(cases)('%s', (_label, element) => {
+    const model = compileOk(bpmnDoc(`${chain(['host'], ['<bpmn:task id="host"/>'])}${element}`, { root: ROOT }));
+    expect(model.processes[0].elements.x).toBeDefined();
+  });
+
+  it('compiles a process that uses them together, with what the runtime needs filled in', () => {
+    const body = `
+      <bpmn:startEvent id="s"/>
+      <bpmn:startEvent id="nightly"><bpmn:timerEventDefinition><bpmn:timeCycle>0 0 2 * * *</bpmn:timeCycle></bpmn:timerEventDefinition></bpmn:startEvent>
+      <bpmn:callActivity id="call">${ext('<zeebe:calledElement processId="=target" propagateAllChildVariables="false"/>')}${loop(true)}</bpmn:callActivity>
+      <bpmn:boundaryEvent id="deadline" attachedToRef="call">${timer}</bpmn:boundaryEvent>
+      <bpmn:boundaryEvent id="failed" attachedToRef="call"><bpmn:errorEventDefinition errorRef="err"/></bpmn:boundaryEvent>
+      <bpmn:businessRuleTask id="decide">${ext('<zeebe:calledDecision decisionId="discount" resultVariable="rate"/>')}</bpmn:businessRuleTask>
+      <bpmn:endEvent id="e"/>
+      <bpmn:endEvent id="fail"><bpmn:errorEventDefinition errorRef="err"/></bpmn:endEvent>
+      <bpmn:subProcess id="onEscalation" triggeredByEvent="true">
+        <bpmn:startEvent id="escalated" isInterrupting="false"><bpmn:escalationEventDefinition escalationRef="esc"/></bpmn:startEvent>
+        <bpmn:endEvent id="handled"/>
+        <bpmn:sequenceFlow id="h1" sourceRef="escalated" targetRef="handled"/>
+      </bpmn:subProcess>
+      <bpmn:sequenceFlow id="f1" sourceRef="s" targetRef="call"/>
+      <bpmn:sequenceFlow id="f2" sourceRef="nightly" targetRef="call"/>
+      <bpmn:sequenceFlow id="f3" sourceRef="call" targetRef="decide"/>
+      <bpmn:sequenceFlow id="f4" sourceRef="decide" targetRef="e"/>
+      <bpmn:sequenceFlow id="f5" sourceRef="deadline" targetRef="fail"/>
+      <bpmn:sequenceFlow id="f6" sourceRef="failed" targetRef="e"/>`;
+    const proc = compileOk(bpmnDoc(body, { root: ROOT })).processes[0];
+    expect(proc.startEvents).toEqual(['s', 'nightly']);
+    expect(proc.noneStartEvent).toBe('s');
+    expect(proc.eventSubProcesses).toEqual(['onEscalation']);
+    expect(proc.elements.nightly.eventDefinition).toEqual({ kind: 'timer', timer: { type: 'cycle', expr: { kind: 'literal', value: '0 0 2 * * *' } } });
+    expect(proc.elements.call).toMatchObject({
+      boundaryEvents: ['deadline', 'failed'],
+      calledElement: { processId: { kind: 'feel', source: 'target' }, propagateAllChildVariables: false, propagateAllParentVariables: true },
+      loop: { sequential: true, inputCollection: 'items', inputElement: 'item' },
+    });
+    expect(proc.elements.deadline).toMatchObject({ attachedTo: 'call', cancelActivity: true, eventDefinition: { kind: 'timer', timer: { type: 'duration' } } });
+    expect(proc.elements.failed.eventDefinition).toEqual({ kind: 'error', errorCode: 'E' });
+    expect(proc.elements.fail.eventDefinition).toEqual({ kind: 'error', errorCode: 'E' });
+    expect(proc.elements.decide.calledDecision).toEqual({ decisionId: { kind: 'literal', value: 'discount' }, resultVariable: 'rate' });
+    expect(proc.elements.onEscalation).toMatchObject({ triggeredByEvent: true, startEvents: ['escalated'] });
+    expect(proc.elements.escalated).toMatchObject({ parent: 'onEscalation', isInterrupting: false, eventDefinition: { kind: 'escalation', escalationCode: 'X' } });
+  });
+});
+
+describe('not valid in this position', () => {
+  const cases: [label: string, element: string, expected: string][] = [
+    ['error start outside an event subprocess', '<bpmn:startEvent id="x"><bpmn:errorEventDefinition errorRef="err"/></bpmn:startEvent>', "Error start event 'x' is not valid here: an error start event belongs in an event subprocess."],
+    ['escalation start outside an event subprocess', '<bpmn:startEvent id="x"><bpmn:escalationEventDefinition escalationRef="esc"/></bpmn:startEvent>', "Escalation start event 'x' is not valid here: an escalation start event belongs in an event subprocess."],
+    ['error start in an embedded subprocess', '<bpmn:subProcess id="sub"><bpmn:startEvent id="in"/><bpmn:startEvent id="x"><bpmn:errorEventDefinition errorRef="err"/></bpmn:startEvent></bpmn:subProcess>', "Error start event 'x' is not valid here: an embedded subprocess starts with a single none start event."],
+    ['error intermediate throw', '<bpmn:intermediateThrowEvent id="x"><bpmn:errorEventDefinition errorRef="err"/></bpmn:intermediateThrowEvent>', "Error intermediate throw event 'x' is not valid here: an error is thrown by an error end event."],
+    ['error intermediate catch', '<bpmn:intermediateCatchEvent id="x"><bpmn:errorEventDefinition errorRef="err"/></bpmn:intermediateCatchEvent>', "Error intermediate catch event 'x' is not valid here: errors are caught by boundary events and event subprocesses."],
+    ['escalation intermediate catch', '<bpmn:intermediateCatchEvent id="x"><bpmn:escalationEventDefinition escalationRef="esc"/></bpmn:intermediateCatchEvent>', "Escalation intermediate catch event 'x' is not valid here: escalations are caught by boundary events and event subprocesses."],
+    ['non-interrupting error boundary', '<bpmn:boundaryEvent id="x" attachedToRef="host" cancelActivity="false"><bpmn:errorEventDefinition errorRef="err"/></bpmn:boundaryEvent>', "Non-interrupting error boundary event 'x' is not valid here: an error boundary event always interrupts."],
+    ['link start', '<bpmn:startEvent id="x"><bpmn:linkEventDefinition name="L"/></bpmn:startEvent>', "Link start event 'x' is not valid here: links are intermediate events."],
+    ['link boundary', '<bpmn:boundaryEvent id="x" attachedToRef="host"><bpmn:linkEventDefinition name="L"/></bpmn:boundaryEvent>', "Link boundary event 'x' is not valid here: links are intermediate events."],
+    ['link end', '<bpmn:endEvent id="x"><bpmn:linkEventDefinition name="L"/></bpmn:endEvent>', "Link end event 'x' is not valid here: links are intermediate events."],
+    ['timer end', `<bpmn:endEvent id="x">${timer}</bpmn:endEvent>`, "Timer end event 'x' is not valid here: an end event cannot wait for a timer."],
+    ['none boundary', '<bpmn:boundaryEvent id="x" attachedToRef="host"/>', "None boundary event 'x' is not valid here: a boundary event needs an event definition."],
+    ['none start of an event subprocess', '<bpmn:subProcess id="esp" triggeredByEvent="true"><bpmn:startEvent id="x"/></bpmn:subProcess>', "None start event 'x' of an event subprocess is not valid here: an event subprocess must start with an event (message, timer, error, …)."],
+  ];
+
+  it.each(cases)('%s', (_label, element, expected) => {
+    const xml = bpmnDoc(`${chain(['host'], ['<bpmn:task id="host"/>'])}${element}`, { root: ROOT });
+    expect(messagesFor(problemsOf(xml), 'x')).toEqual([expected]);
+  });
+});
+
 describe('not supported yet, or never', () => {
   const cases: [label: string, element: string, id: string, expected: string][] = [
-    ['timer start', `<bpmn:startEvent id="x">${timer}</bpmn:startEvent>`, 'x', "Timer start event 'x' is not yet supported by Orca."],
-    ['timer catch', `<bpmn:intermediateCatchEvent id="x">${timer}</bpmn:intermediateCatchEvent>`, 'x', "Timer intermediate catch event 'x' is not yet supported by Orca."],
-    ['timer boundary', `<bpmn:boundaryEvent id="x" attachedToRef="host">${timer}</bpmn:boundaryEvent>`, 'x', "Timer boundary event 'x' is not yet supported by Orca."],
-    ['non-interrupting timer boundary', `<bpmn:boundaryEvent id="x" attachedToRef="host" cancelActivity="false">${timer}</bpmn:boundaryEvent>`, 'x', "Non-interrupting timer boundary event 'x' is not yet supported by Orca."],
     ['message boundary', '<bpmn:boundaryEvent id="x" attachedToRef="host"><bpmn:messageEventDefinition messageRef="m"/></bpmn:boundaryEvent>', 'x', "Message boundary event 'x' is not yet supported by Orca: SPEC.md has no API"],
-    ['error boundary', '<bpmn:boundaryEvent id="x" attachedToRef="host"><bpmn:errorEventDefinition errorRef="err"/></bpmn:boundaryEvent>', 'x', "Error boundary event 'x' is not yet supported by Orca."],
-    ['error end', '<bpmn:endEvent id="x"><bpmn:errorEventDefinition errorRef="err"/></bpmn:endEvent>', 'x', "Error end event 'x' is not yet supported by Orca."],
-    ['escalation throw', '<bpmn:intermediateThrowEvent id="x"><bpmn:escalationEventDefinition escalationRef="esc"/></bpmn:intermediateThrowEvent>', 'x', "Escalation intermediate throw event 'x' is not yet supported by Orca."],
-    ['escalation end', '<bpmn:endEvent id="x"><bpmn:escalationEventDefinition escalationRef="esc"/></bpmn:endEvent>', 'x', "Escalation end event 'x' is not yet supported by Orca."],
-    ['link throw', '<bpmn:intermediateThrowEvent id="x"><bpmn:linkEventDefinition name="L"/></bpmn:intermediateThrowEvent>', 'x', "Link intermediate throw event 'x' is not yet supported by Orca."],
-    ['link catch', '<bpmn:intermediateCatchEvent id="x"><bpmn:linkEventDefinition name="L"/></bpmn:intermediateCatchEvent>', 'x', "Link intermediate catch event 'x' is not yet supported by Orca."],
+    ['non-interrupting message boundary', '<bpmn:boundaryEvent id="x" attachedToRef="host" cancelActivity="false"><bpmn:messageEventDefinition messageRef="m"/></bpmn:boundaryEvent>', 'x', "Non-interrupting message boundary event 'x' is not yet supported by Orca: SPEC.md has no API"],
     ['compensation throw', '<bpmn:intermediateThrowEvent id="x"><bpmn:compensateEventDefinition/></bpmn:intermediateThrowEvent>', 'x', "Compensation intermediate throw event 'x' is not yet supported by Orca."],
+    ['compensation end', '<bpmn:endEvent id="x"><bpmn:compensateEventDefinition/></bpmn:endEvent>', 'x', "Compensation end event 'x' is not yet supported by Orca."],
     ['compensation boundary', '<bpmn:boundaryEvent id="x" attachedToRef="host"><bpmn:compensateEventDefinition/></bpmn:boundaryEvent>', 'x', "Compensation boundary event 'x' is not yet supported by Orca."],
     ['conditional catch', '<bpmn:intermediateCatchEvent id="x"><bpmn:conditionalEventDefinition><bpmn:condition>=a</bpmn:condition></bpmn:conditionalEventDefinition></bpmn:intermediateCatchEvent>', 'x', "Conditional intermediate catch event 'x' is not yet supported by Orca."],
+    ['conditional boundary', '<bpmn:boundaryEvent id="x" attachedToRef="host"><bpmn:conditionalEventDefinition><bpmn:condition>=a</bpmn:condition></bpmn:conditionalEventDefinition></bpmn:boundaryEvent>', 'x', "Conditional boundary event 'x' is not yet supported by Orca."],
+    ['conditional start', '<bpmn:startEvent id="x"><bpmn:conditionalEventDefinition><bpmn:condition>=a</bpmn:condition></bpmn:conditionalEventDefinition></bpmn:startEvent>', 'x', "Conditional start event 'x' is not yet supported by Orca."],
     ['message start', '<bpmn:startEvent id="x"><bpmn:messageEventDefinition messageRef="m"/></bpmn:startEvent>', 'x', "Message start event 'x' is not yet supported by Orca: instances start through POST /api/v1/process-instances and SPEC.md has no API that publishes or correlates messages (SPEC.md Events); use a none start event."],
     ['message end', '<bpmn:endEvent id="x"><bpmn:messageEventDefinition messageRef="m"/></bpmn:endEvent>', 'x', "Message end event 'x' is not yet supported by Orca: Orca publishes no messages (SPEC.md Events)"],
     ['message throw', '<bpmn:intermediateThrowEvent id="x"><bpmn:messageEventDefinition messageRef="m"/></bpmn:intermediateThrowEvent>', 'x', "Message intermediate throw event 'x' is not yet supported by Orca: Orca publishes no messages (SPEC.md Events)"],
@@ -99,17 +195,16 @@ describe('not supported yet, or never', () => {
     ['signal start', '<bpmn:startEvent id="x"><bpmn:signalEventDefinition signalRef="sig"/></bpmn:startEvent>', 'x', "Signal start event 'x' is not supported: Orca has no signal API (SPEC.md Events)."],
     ['signal end', '<bpmn:endEvent id="x"><bpmn:signalEventDefinition signalRef="sig"/></bpmn:endEvent>', 'x', "Signal end event 'x' is not supported: Orca has no signal API (SPEC.md Events)."],
     ['signal boundary', '<bpmn:boundaryEvent id="x" attachedToRef="host"><bpmn:signalEventDefinition signalRef="sig"/></bpmn:boundaryEvent>', 'x', "Signal boundary event 'x' is not supported: Orca has no signal API (SPEC.md Events)."],
-    ['event-based gateway', '<bpmn:eventBasedGateway id="x"/>', 'x', "Event-based gateway 'x' is not yet supported by Orca."],
+    ['signal start of an event subprocess', '<bpmn:subProcess id="esp" triggeredByEvent="true"><bpmn:startEvent id="x"><bpmn:signalEventDefinition signalRef="sig"/></bpmn:startEvent></bpmn:subProcess>', 'x', "Signal start event 'x' of an event subprocess is not supported: Orca has no signal API (SPEC.md Events)."],
+    ['cancel end', '<bpmn:endEvent id="x"><bpmn:cancelEventDefinition/></bpmn:endEvent>', 'x', "Cancel end event 'x' is not yet supported by Orca."],
+    ['multiple catch', '<bpmn:intermediateCatchEvent id="x"><bpmn:messageEventDefinition messageRef="m"/><bpmn:timerEventDefinition><bpmn:timeDuration>PT1M</bpmn:timeDuration></bpmn:timerEventDefinition></bpmn:intermediateCatchEvent>', 'x', "Multiple intermediate catch event 'x' is not yet supported by Orca."],
     ['complex gateway', '<bpmn:complexGateway id="x"/>', 'x', "Complex gateway 'x' is not yet supported by Orca."],
-    ['call activity', `<bpmn:callActivity id="x">${ext('<zeebe:calledElement processId="child"/>')}</bpmn:callActivity>`, 'x', "Call activity 'x' is not yet supported by Orca."],
-    ['multi-instance', `<bpmn:userTask id="x"><bpmn:multiInstanceLoopCharacteristics/></bpmn:userTask>`, 'x', "Multi-instance user task 'x' is not yet supported by Orca."],
     ['standard loop', '<bpmn:task id="x"><bpmn:standardLoopCharacteristics/></bpmn:task>', 'x', "Task 'x' with a standard loop is not yet supported by Orca."],
     ['compensation handler', '<bpmn:task id="x" isForCompensation="true"/>', 'x', "Task 'x' as a compensation handler (isForCompensation) is not yet supported by Orca."],
     ['ad-hoc subprocess', '<bpmn:adHocSubProcess id="x"><bpmn:task id="inside"/></bpmn:adHocSubProcess>', 'x', "Ad-hoc subprocess 'x' is not yet supported by Orca."],
     ['transaction', '<bpmn:transaction id="x"><bpmn:startEvent id="ts"/></bpmn:transaction>', 'x', "Transaction subprocess 'x' is not yet supported by Orca."],
-    ['decision task', `<bpmn:businessRuleTask id="x">${ext('<zeebe:calledDecision decisionId="d" resultVariable="r"/>')}</bpmn:businessRuleTask>`, 'x', "Business rule task 'x' with a called decision (zeebe:calledDecision) is not yet supported by Orca."],
-    ['event subprocess', '<bpmn:subProcess id="x" triggeredByEvent="true"><bpmn:startEvent id="xs"><bpmn:timerEventDefinition><bpmn:timeCycle>R/PT1H</bpmn:timeCycle></bpmn:timerEventDefinition></bpmn:startEvent></bpmn:subProcess>', 'x', "Event subprocess 'x' is not yet supported by Orca."],
-    ['start of an event subprocess', '<bpmn:subProcess id="esp" triggeredByEvent="true"><bpmn:startEvent id="x" isInterrupting="false"><bpmn:messageEventDefinition messageRef="m"/></bpmn:startEvent></bpmn:subProcess>', 'x', "Non-interrupting message start event 'x' of an event subprocess is not yet supported by Orca: SPEC.md has no API"],
+    ['message start of an event subprocess', '<bpmn:subProcess id="esp" triggeredByEvent="true"><bpmn:startEvent id="x"><bpmn:messageEventDefinition messageRef="m"/></bpmn:startEvent></bpmn:subProcess>', 'x', "Message start event 'x' of an event subprocess is not yet supported by Orca: SPEC.md has no API that publishes or correlates messages (SPEC.md Events)."],
+    ['non-interrupting message start of an event subprocess', '<bpmn:subProcess id="esp" triggeredByEvent="true"><bpmn:startEvent id="x" isInterrupting="false"><bpmn:messageEventDefinition messageRef="m"/></bpmn:startEvent></bpmn:subProcess>', 'x', "Non-interrupting message start event 'x' of an event subprocess is not yet supported by Orca: SPEC.md has no API"],
     ['unknown BPMN element', '<bpmn:choreographyTask id="x"/>', 'x', "Choreography task 'x' is not supported by Orca."],
   ];
 
@@ -120,32 +215,35 @@ describe('not supported yet, or never', () => {
     expect(messages[0].startsWith(expected), `${messages[0]}\n  should start with\n${expected}`).toBe(true);
   });
 
-  it('says "not yet" for planned elements and "not supported" without "yet" for signals', () => {
+  it('says "not yet" for planned elements, "not supported" without "yet" for signals and "not valid here" for misplaced ones', () => {
     for (const [key, entry] of Object.entries(SUPPORT)) {
       if (entry.status === 'never' || entry.status === 'invalid') expect(entry.reason, key).toBeTruthy();
     }
     const signal = unsupportedMessage({ kind: 'endEvent', eventKind: 'signal', scope: 'process' }, 'a') ?? '';
-    const timer = unsupportedMessage({ kind: 'endEvent', eventKind: 'error', scope: 'process' }, 'b') ?? '';
+    const compensation = unsupportedMessage({ kind: 'endEvent', eventKind: 'compensate', scope: 'process' }, 'b') ?? '';
+    const misplaced = unsupportedMessage({ kind: 'intermediateThrowEvent', eventKind: 'error', scope: 'process' }, 'c') ?? '';
     expect(signal).not.toContain('yet');
-    expect(timer).toContain('not yet supported');
+    expect(compensation).toContain('not yet supported');
+    expect(misplaced).toContain('is not valid here');
+    expect(unsupportedMessage({ kind: 'endEvent', eventKind: 'error', scope: 'process' }, 'd')).toBeUndefined();
   });
 
   it('is decided by the data in SUPPORT (flipping an entry flips the verdict)', () => {
-    const query = { kind: 'eventBasedGateway', scope: 'process' as const };
+    const query = { kind: 'complexGateway', scope: 'process' as const };
     expect(unsupportedMessage(query, 'g')).toContain('not yet supported');
-    const saved = SUPPORT.eventBasedGateway;
-    (SUPPORT as Record<string, (typeof SUPPORT)[string]>).eventBasedGateway = { status: 'supported' };
+    const saved = SUPPORT.complexGateway;
+    (SUPPORT as Record<string, (typeof SUPPORT)[string]>).complexGateway = { status: 'supported' };
     try {
       expect(unsupportedMessage(query, 'g')).toBeUndefined();
     } finally {
-      (SUPPORT as Record<string, (typeof SUPPORT)[string]>).eventBasedGateway = saved;
+      (SUPPORT as Record<string, (typeof SUPPORT)[string]>).complexGateway = saved;
     }
   });
 
   it('reports each unsupported element once, with its own id, even nested inside another unsupported one', () => {
-    const xml = bpmnDoc(chain(['sub'], [`<bpmn:subProcess id="sub"><bpmn:multiInstanceLoopCharacteristics/><bpmn:startEvent id="in"/><bpmn:callActivity id="call"/><bpmn:sequenceFlow id="x" sourceRef="in" targetRef="call"/></bpmn:subProcess>`]));
+    const xml = bpmnDoc(chain(['sub'], [`<bpmn:subProcess id="sub"><bpmn:standardLoopCharacteristics/><bpmn:startEvent id="in"/><bpmn:complexGateway id="cg"/><bpmn:sequenceFlow id="x" sourceRef="in" targetRef="cg"/></bpmn:subProcess>`]));
     const problems = problemsOf(xml);
-    expect(problems.map((p) => p.elementId)).toEqual(['sub', 'call']);
+    expect(problems.map((p) => p.elementId)).toEqual(['sub', 'cg']);
   });
 
   it('a model with unsupported elements is rejected as a whole', () => {

@@ -67,9 +67,9 @@ export function messagesFor(problems: ModelProblem[], elementId: string): string
 }
 
 /**
- * Reads the first process without validating it, for fields that only
- * unsupported elements carry today (calledElement, loop, calledDecision,
- * timers, boundary events), which compileBpmn would reject.
+ * Reads the first process without validating it, for the fields as read
+ * (calledElement, loop, calledDecision, timers, boundary events) of elements
+ * that need not form a valid process around them.
  */
 export function readFirstProcess(xml: string): ProcessRead {
   const parsed = parseXml(xml);

@@ -280,7 +280,7 @@ describe('all problems are reported together', () => {
       <bpmn:exclusiveGateway id="g"/>
       <bpmn:task id="a"/><bpmn:task id="b"/>
       <bpmn:intermediateThrowEvent id="sig"><bpmn:signalEventDefinition/></bpmn:intermediateThrowEvent>
-      <bpmn:callActivity id="call"/>
+      <bpmn:complexGateway id="cg"/>
       <bpmn:endEvent id="e"/>
       <bpmn:sequenceFlow id="f1" sourceRef="s" targetRef="noType"/>
       <bpmn:sequenceFlow id="f2" sourceRef="noType" targetRef="g"/>
@@ -293,7 +293,7 @@ describe('all problems are reported together', () => {
     );
     const problems = problemsOf(xml);
     const ids = new Set(problems.map((p) => p.elementId));
-    expect([...ids].sort()).toEqual(['call', 'f3', 'f5', 'g', 'noType', 'sig', 'z'].sort());
+    expect([...ids].sort()).toEqual(['cg', 'f3', 'f5', 'g', 'noType', 'sig', 'z'].sort());
     expect(messagesFor(problems, 'sig')).toEqual(["Signal intermediate throw event 'sig' is not supported: Orca has no signal API (SPEC.md Events)."]);
   });
 });

@@ -59,6 +59,28 @@ describe('call activities', () => {
     expect(incident.message).toContain("'nope'");
   });
 
+  it('limits how deep calls nest: a process that calls itself ends in an incident instead of recursing forever', () => {
+    const recursive = definitions(
+      '<bpmn:process id="self" isExecutable="true">' +
+        start() +
+        '<bpmn:callActivity id="again"><bpmn:extensionElements><zeebe:calledElement processId="self"/></bpmn:extensionElements></bpmn:callActivity>' +
+        end() +
+        flow('f1', 'start', 'again') +
+        flow('f2', 'again', 'end') +
+        '</bpmn:process>',
+    );
+    const engine = engineWith(recursive, { maxCallDepth: 3 });
+    const root = engine.start('self');
+    const second = engine.children(root)[0];
+    const third = engine.children(second.key)[0];
+    expect([engine.instance(root)!.depth, second.depth, third.depth]).toEqual([undefined, 1, 2]);
+    expect(engine.children(third.key)).toHaveLength(0);
+    expect([engine.instance(root)!.state, second.state, third.state]).toEqual(['ACTIVE', 'ACTIVE', 'INCIDENT']);
+    const [incident] = Object.values(third.incidents);
+    expect(incident).toMatchObject({ type: 'CALLED_ELEMENT_ERROR', elementId: 'again' });
+    expect(incident.message).toContain('that would nest 4 process instances through call activities, more than the 3 allowed');
+  });
+
   it('cancelling the parent terminates the child', () => {
     const engine = engineWith(definitions(parent('<zeebe:calledElement processId="child"/>') + child()));
     const key = engine.start('parent');

@@ -6,8 +6,10 @@
 // the state machine.
 import type { CompiledDmn } from '../dmn/index.ts';
 import { evaluateDecision } from '../dmn/index.ts';
-import type { ProcessModel } from '../model/types.ts';
+import { evaluateFeel } from '../feel/index.ts';
+import type { ProcessModel, ValueExpr } from '../model/types.ts';
 import { apply } from './apply.ts';
+import { timerText } from './behavior/timers.ts';
 import { visibleVariables } from './behavior/variables.ts';
 import { firstDue, nextDue, parseTimer, type TimerSchedule } from './timer/index.ts';
 import type { ApplyContext, ApplyResult, Command, DecisionEvaluator, HistoryRecord, JobOffer, ProcessInstance, Variables } from './types.ts';
@@ -24,6 +26,8 @@ export interface InMemoryEngineOptions {
   keepHistory?: boolean;
   /** Forget instances once they complete or terminate (benchmarks), so memory stays flat. */
   forgetEnded?: boolean;
+  /** See ApplyContext.maxCallDepth. */
+  maxCallDepth?: number;
 }
 
 export class CommandRejected extends Error {
@@ -33,6 +37,19 @@ export class CommandRejected extends Error {
   ) {
     super(message);
   }
+}
+
+/**
+ * The text of a timer start event. A FEEL expression is evaluated at deploy
+ * time without variables, as Camunda 8 does (`=now() + duration("PT1M")`).
+ */
+function startTimerText(id: string, expr: ValueExpr): string {
+  if (expr.kind === 'literal') return expr.value;
+  const result = evaluateFeel(expr.source, {});
+  const text = result.ok ? timerText(result.value) : undefined;
+  if (text !== undefined) return text;
+  const why = result.ok ? 'it gave no string, duration or date and time' : result.error;
+  throw new CommandRejected('INVALID_ARGUMENT', `Timer start event '${id}': the expression '${expr.source}' could not be evaluated at deploy time: ${why}.`);
 }
 
 interface ScheduledTimer {
@@ -74,9 +91,9 @@ export class InMemoryEngine {
     this.models.set(process.id, { model: process, version });
     for (const [key, timer] of this.timers) if (timer.start?.bpmnProcessId === process.id) this.timers.delete(key);
     for (const id of process.startEvents) {
-      const definition = process.elements[id].eventDefinition;
-      if (definition?.kind !== 'timer' || definition.timer!.expr.kind !== 'literal') continue;
-      const parsed = parseTimer(definition.timer!.type, definition.timer!.expr.value);
+      const timer = process.elements[id].eventDefinition?.timer;
+      if (timer === undefined) continue;
+      const parsed = parseTimer(timer.type, startTimerText(id, timer.expr));
       if (!parsed.ok) throw new CommandRejected('INVALID_ARGUMENT', `Timer start event '${id}': ${parsed.error}`);
       const dueAt = firstDue(parsed.schedule, this.now());
       this.timers.set(this.nextKey(), { dueAt, start: { bpmnProcessId: process.id, elementId: id, schedule: parsed.schedule, fired: 0 } });
@@ -101,6 +118,7 @@ export class InMemoryEngine {
       stepBudget: this.options.stepBudget,
       evaluateDecision: this.evaluate,
       hasProcess: this.hasProcess,
+      maxCallDepth: this.options.maxCallDepth,
     };
   }
 
@@ -258,6 +276,7 @@ export class InMemoryEngine {
               variables: effect.variables,
               version: this.models.get(effect.bpmnProcessId)!.version,
               parent: { instanceKey: instance.key, elementInstanceKey: effect.parentElementInstanceKey },
+              depth: effect.depth,
             },
             ctx,
           );

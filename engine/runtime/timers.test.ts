@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { CommandRejected } from './in-memory-engine.ts';
-import { MINUTE, end, engineWith, fakeClock, flow, processXml, service, start, timerBoundary, timerCatch, visited } from './testing.ts';
+import { MINUTE, end, engineWith, escapeXml, fakeClock, flow, processXml, service, start, timerBoundary, timerCatch, visited } from './testing.ts';
 
 describe('timer intermediate catch events', () => {
   it('waits for a duration and goes on when the timer fires', () => {
@@ -30,6 +30,26 @@ describe('timer intermediate catch events', () => {
     const engine = engineWith(processXml('p', start() + timerCatch('wait', 'timeDuration', '=delay') + end() + flow('f1', 'start', 'wait') + flow('f2', 'wait', 'end')), { now: clock.now });
     engine.start('p', { delay: 'PT2H' });
     expect(engine.nextTimerDue()).toBe(clock.now() + 120 * MINUTE);
+  });
+
+  it('takes FEEL durations and dates and times as well as strings, as Camunda 8 does', () => {
+    const clock = fakeClock(Date.UTC(2026, 0, 1));
+    const xml = (kind: 'timeDuration' | 'timeDate', text: string) =>
+      processXml('p', start() + timerCatch('wait', kind, text) + end() + flow('f1', 'start', 'wait') + flow('f2', 'wait', 'end'));
+    const byDuration = engineWith(xml('timeDuration', '=duration("PT" + string(seconds) + "S")'), { now: clock.now });
+    byDuration.start('p', { seconds: 90 });
+    expect(byDuration.nextTimerDue()).toBe(clock.now() + 90_000);
+    const byDate = engineWith(xml('timeDate', '=date and time("2026-01-01T10:00:00@Europe/Berlin")'), { now: clock.now });
+    byDate.start('p');
+    expect(byDate.nextTimerDue()).toBe(Date.UTC(2026, 0, 1, 9));
+  });
+
+  it('raises an incident for a FEEL value that is no string, duration or date and time', () => {
+    const engine = engineWith(processXml('p', start() + timerCatch('wait', 'timeDuration', '=delay') + end() + flow('f1', 'start', 'wait') + flow('f2', 'wait', 'end')));
+    const key = engine.start('p', { delay: 10 });
+    const [incident] = Object.values(engine.instance(key)!.incidents);
+    expect(incident).toMatchObject({ type: 'EXTRACT_VALUE_ERROR', elementId: 'wait' });
+    expect(incident.message).toContain('number 10, not a string, duration or date and time');
   });
 
   it('raises an incident naming the element for an unusable timer value', () => {
@@ -127,6 +147,24 @@ describe('timer start events and event subprocesses', () => {
     engine.fireDueTimers();
     expect(engine.activate('tick', 10)).toHaveLength(2);
     expect(engine.nextTimerDue()).toBeUndefined();
+  });
+
+  it('evaluates a FEEL timer start event at deploy time, without variables', () => {
+    const clock = fakeClock(Date.UTC(2026, 0, 1));
+    const xml = (date: string) =>
+      processXml(
+        'later',
+        `<bpmn:startEvent id="at"><bpmn:timerEventDefinition><bpmn:timeDate>${escapeXml(date)}</bpmn:timeDate></bpmn:timerEventDefinition></bpmn:startEvent>` +
+          service('t', 'later') +
+          flow('f1', 'at', 't'),
+      );
+    const engine = engineWith(xml('=date and time("2026-01-01T00:00:00Z") + duration("PT2M")'), { now: clock.now });
+    expect(engine.nextTimerDue()).toBe(clock.now() + 2 * MINUTE);
+    clock.advance(2 * MINUTE);
+    expect(engine.fireDueTimers()).toBe(1);
+    expect(engine.activate('later', 10)).toHaveLength(1);
+    expect(engine.nextTimerDue()).toBeUndefined();
+    expect(() => engineWith(xml('=startAt'))).toThrow(expect.objectContaining({ code: 'INVALID_ARGUMENT', message: expect.stringContaining("Timer start event 'at'") }));
   });
 
   it('an interrupting timer event subprocess ends the main path', () => {

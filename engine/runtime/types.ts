@@ -111,6 +111,8 @@ export interface ProcessInstance {
   timers: Record<string, Timer>;
   /** Set on a child started by a call activity. */
   parent?: { instanceKey: string; elementInstanceKey: string };
+  /** Call activities: how many instances are above this one (set on children only; absent means 0). */
+  depth?: number;
   startedAt: number;
   endedAt?: number;
 }
@@ -126,6 +128,8 @@ export type Command =
       startEventId?: string;
       /** A child of a call activity. */
       parent?: { instanceKey: string; elementInstanceKey: string };
+      /** A child of a call activity: its depth (the parent's plus one). */
+      depth?: number;
     }
   | { type: 'completeJob'; jobKey: string; variables?: Variables }
   | { type: 'failJob'; jobKey: string; retries: number; errorMessage?: string }
@@ -155,6 +159,12 @@ export interface ApplyContext {
   evaluateDecision?: DecisionEvaluator;
   /** Whether a process id is deployed (call activities); absent → assumed. */
   hasProcess?: (bpmnProcessId: string) => boolean;
+  /**
+   * Most process instances one chain of call activities may hold, the root
+   * included; a call activity that would go deeper raises an incident, as
+   * Camunda 8 does against endless recursion. Default 1,000.
+   */
+  maxCallDepth?: number;
 }
 
 export type RecordType =
@@ -208,8 +218,8 @@ export type Effect =
   | { type: 'cancelJob'; jobKey: string; jobType: string }
   | { type: 'scheduleTimer'; timerKey: string; dueAt: number; elementId: string }
   | { type: 'cancelTimer'; timerKey: string }
-  /** Start a child instance of the latest deployed version of `bpmnProcessId` under this key. */
-  | { type: 'startChild'; childInstanceKey: string; bpmnProcessId: string; variables: Variables; parentElementInstanceKey: string }
+  /** Start a child instance of the latest deployed version of `bpmnProcessId` under this key, passing `depth` on in its start command. */
+  | { type: 'startChild'; childInstanceKey: string; bpmnProcessId: string; variables: Variables; parentElementInstanceKey: string; depth: number }
   /** Apply `command` to another instance (parent or child). */
   | { type: 'sendCommand'; instanceKey: string; command: Command };
 

@@ -2,12 +2,24 @@
 // event subprocess start, event-based gateway branch), and withdrawing it
 // when its owner leaves. Firing is a command (fireTimer) that
 // behavior/fire-timer.ts routes.
+import { FeelDateTime, FeelDuration } from 'feelin';
 import type { FlowNode } from '../../model/types.ts';
 import type { Execution } from '../execution.ts';
 import { firstDue, parseTimer } from '../timer/index.ts';
 import type { ElementInstance } from '../types.ts';
 import { describe, evaluateValue } from './expression.ts';
 import { raiseIncident } from './incident.ts';
+
+/**
+ * The timer text of an evaluated timer expression: a string as is, and a FEEL
+ * duration or date and time (`=duration(timeout)`, `=now() + duration("PT1M")`)
+ * as its ISO 8601 form, as Camunda 8 accepts both. Undefined for anything else.
+ */
+export function timerText(value: unknown): string | undefined {
+  if (typeof value === 'string') return value;
+  if (value instanceof FeelDuration || value instanceof FeelDateTime) return value.toString();
+  return undefined;
+}
 
 /**
  * Arms the timer of `event` for `owner` (an element instance, or the scope
@@ -17,13 +29,14 @@ import { raiseIncident } from './incident.ts';
 export function armTimer(exec: Execution, event: FlowNode, ownerKey: string, incidentOn: ElementInstance): boolean {
   const definition = event.eventDefinition?.timer;
   if (definition === undefined) return true;
-  const text = evaluateValue(exec, incidentOn, definition.expr);
-  if (!text.ok || typeof text.value !== 'string') {
-    const why = text.ok ? `it gave ${describe(text.value)}, not a string` : text.error;
+  const evaluated = evaluateValue(exec, incidentOn, definition.expr);
+  const text = evaluated.ok ? timerText(evaluated.value) : undefined;
+  if (text === undefined) {
+    const why = evaluated.ok ? `it gave ${describe(evaluated.value)}, not a string, duration or date and time` : evaluated.error;
     raiseIncident(exec, incidentOn, 'EXTRACT_VALUE_ERROR', `The timer of '${event.id}' could not be determined: ${why}.`);
     return false;
   }
-  const parsed = parseTimer(definition.type, text.value);
+  const parsed = parseTimer(definition.type, text);
   if (!parsed.ok) {
     raiseIncident(exec, incidentOn, 'EXTRACT_VALUE_ERROR', `The timer of '${event.id}' is invalid: ${parsed.error}`);
     return false;

@@ -1,11 +1,15 @@
 // Call activity: starts a child instance of the called process (its latest
 // deployed version, resolved by whoever applies the startChild effect) and
 // waits for it. The child is an instance of its own key; terminating the
-// call activity cancels it.
+// call activity cancels it. Chains of calls are limited in depth, so a
+// process that calls itself ends in an incident instead of running forever.
 import type { ElementBehavior } from '../behavior/element-behavior.ts';
 import { describe, evaluateValue, readScope } from '../behavior/expression.ts';
 import { raiseIncident } from '../behavior/incident.ts';
 import { visibleVariables } from '../behavior/variables.ts';
+
+/** Camunda 8's default for the deepest chain of called process instances. */
+export const DEFAULT_MAX_CALL_DEPTH = 1000;
 
 export const callActivity: ElementBehavior = {
   activate(exec, ei, node) {
@@ -20,12 +24,24 @@ export const callActivity: ElementBehavior = {
       raiseIncident(exec, ei, 'CALLED_ELEMENT_ERROR', `'${node.id}' calls process '${processId.value}', but no process with that id is deployed.`);
       return;
     }
+    const depth = (exec.instance.depth ?? 0) + 1;
+    const maxDepth = exec.ctx.maxCallDepth ?? DEFAULT_MAX_CALL_DEPTH;
+    if (depth >= maxDepth) {
+      raiseIncident(
+        exec,
+        ei,
+        'CALLED_ELEMENT_ERROR',
+        `'${node.id}' cannot call process '${processId.value}': that would nest ${depth + 1} process instances through call activities, ` +
+          `more than the ${maxDepth} allowed (does a process call itself without end?).`,
+      );
+      return;
+    }
     // Without propagateAllParentVariables the child sees only the call activity's input mappings.
     const variables = called.propagateAllParentVariables
       ? { ...visibleVariables(exec.instance, readScope(exec, ei)) }
       : { ...(exec.instance.variables[ei.key] ?? {}) };
     ei.childInstanceKey = exec.nextKey();
     exec.persist(ei);
-    exec.effect({ type: 'startChild', childInstanceKey: ei.childInstanceKey, bpmnProcessId: processId.value, variables, parentElementInstanceKey: ei.key });
+    exec.effect({ type: 'startChild', childInstanceKey: ei.childInstanceKey, bpmnProcessId: processId.value, variables, parentElementInstanceKey: ei.key, depth });
   },
 };
