@@ -1,0 +1,47 @@
+// What route modules get to work with. Identity and Credits are interfaces
+// so the HTTP layer does not care how keys are stored or credits counted.
+import type { Engine } from '../engine/partition/index.ts';
+
+export interface Identity {
+  /**
+   * The account an API key or a short-lived bearer token belongs to, or null
+   * when the credential is unknown, retired or expired. Constant-time
+   * comparison; never logs the credential.
+   */
+  authenticate(credential: string): Promise<string | null>;
+  /** Creates an account with its first API key (signup confirmation; tests). */
+  createAccount(email: string): Promise<{ account: string; apiKey: string }>;
+}
+
+export interface Credits {
+  /**
+   * Takes `amount` credits from the account, writing a ledger row, or throws
+   * ApiError('OUT_OF_CREDITS') having taken nothing. Returns an undo that
+   * writes a refund row, for when the charged action then fails.
+   */
+  charge(account: string, amount: number, reason: string, reference?: string): Promise<() => Promise<void>>;
+}
+
+export interface ApiConfig {
+  /** Base URL for links in mail (PUBLIC_URL). */
+  publicUrl: string;
+  /** Largest request body in bytes (models, JSON). */
+  bodyLimit: number;
+}
+
+export interface ApiContext {
+  engine: Engine;
+  identity: Identity;
+  credits: Credits;
+  config: ApiConfig;
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The authenticated account; set by the auth hook on routes with auth 'apiKey'. */
+    account: string;
+  }
+  interface FastifyContextConfig {
+    auth?: 'none' | 'apiKey';
+  }
+}

@@ -1,0 +1,19 @@
+// Every resource family's routes, registered in this order. Each module
+// exports `register(app, ctx)` and owns one concern.
+import type { FastifyInstance } from 'fastify';
+import type { ApiContext } from '../context.ts';
+import { register as account } from './account.ts';
+import { register as auth } from './auth.ts';
+import { register as decisions } from './decisions.ts';
+import { register as graphql } from './graphql.ts';
+import { register as health } from './health.ts';
+import { register as incidents } from './incidents.ts';
+import { register as jobs } from './jobs.ts';
+import { register as openapi } from './openapi.ts';
+import { register as processDefinitions } from './process-definitions.ts';
+import { register as processInstances } from './process-instances.ts';
+import { register as tasks } from './tasks.ts';
+
+export type RegisterRoutes = (app: FastifyInstance, ctx: ApiContext) => Promise<void>;
+
+export const routeFamilies: RegisterRoutes[] = [health, auth, account, processDefinitions, processInstances, jobs, incidents, tasks, decisions, graphql, openapi];
