@@ -3,8 +3,10 @@
 // the fast slice, and otherwise evaluate through feelin. feelin exposes no
 // way to interpret a tree it has already parsed, so the feelin fallback
 // re-parses on each evaluation; the fast path is what makes the common
-// shapes cheap. Evaluation never throws.
+// shapes cheap. Sources using Camunda extensions (camunda-extensions.ts) run
+// rewritten, always through feelin. Evaluation never throws.
 import { evaluate as feelinEvaluate, parseExpression, parseUnaryTests, unaryTest as feelinUnaryTest } from 'feelin';
+import { prepare, type Extensions } from './camunda-extensions.ts';
 import { compileFastExpression, compileFastUnaryTests, type FastExpression, type FastUnaryTests } from './fast-path.ts';
 import { syntaxErrorIn } from './syntax-error.ts';
 import type { CompiledFeel, CompiledUnaryTests, FeelContext, FeelResult } from './types.ts';
@@ -35,6 +37,7 @@ class FeelExpression implements CompiledExpression {
   constructor(
     readonly source: string,
     private readonly fastEvaluate: FastExpression | undefined,
+    private readonly extensions?: Extensions,
   ) {
     this.fast = fastEvaluate !== undefined;
   }
@@ -48,7 +51,8 @@ class FeelExpression implements CompiledExpression {
       }
     }
     try {
-      return { ok: true, value: feelinEvaluate(this.source, context).value };
+      const ext = this.extensions;
+      return { ok: true, value: (ext ? feelinEvaluate(ext.executable, ext.extend(context)) : feelinEvaluate(this.source, context)).value };
     } catch (err) {
       return { ok: false, error: `failed to evaluate '${this.source}': ${message(err)}` };
     }
@@ -61,6 +65,7 @@ class FeelUnaryTests implements CompiledTests {
   constructor(
     readonly source: string,
     private readonly fastTest: FastUnaryTests | undefined,
+    private readonly extensions?: Extensions,
   ) {
     this.fast = fastTest !== undefined;
   }
@@ -74,7 +79,9 @@ class FeelUnaryTests implements CompiledTests {
       }
     }
     try {
-      return { ok: true, value: feelinUnaryTest(this.source, { ...context, '?': input }).value === true };
+      const ext = this.extensions;
+      const full = { ...context, '?': input };
+      return { ok: true, value: (ext ? feelinUnaryTest(ext.executable, ext.extend(full)) : feelinUnaryTest(this.source, full)).value === true };
     } catch (err) {
       return { ok: false, error: `failed to evaluate '${this.source}': ${message(err)}` };
     }
@@ -82,25 +89,33 @@ class FeelUnaryTests implements CompiledTests {
 }
 
 export function compileExpressionSource(source: string): Compilation<CompiledExpression> {
+  const fail = (syntaxError: string): Compilation<CompiledExpression> => ({ syntaxError, result: { ok: false, error: `cannot parse FEEL expression '${source}': ${syntaxError}` } });
   try {
-    const tree = parseExpression(source, {}, undefined);
+    const prepared = prepare(source, 'expression');
+    if (!prepared.ok) return fail(prepared.syntaxError);
+    const tree = parseExpression(prepared.masked, {}, undefined);
     const syntaxError = syntaxErrorIn(tree, source);
-    if (syntaxError !== undefined) return { syntaxError, result: { ok: false, error: `cannot parse FEEL expression '${source}': ${syntaxError}` } };
-    return { result: { ok: true, value: new FeelExpression(source, compileFastExpression(source, tree)) } };
+    if (syntaxError !== undefined) return fail(syntaxError);
+    const { extensions } = prepared;
+    const fast = extensions ? undefined : compileFastExpression(source, tree);
+    return { result: { ok: true, value: new FeelExpression(source, fast, extensions) } };
   } catch (err) {
-    const syntaxError = message(err);
-    return { syntaxError, result: { ok: false, error: `cannot parse FEEL expression '${source}': ${syntaxError}` } };
+    return fail(message(err));
   }
 }
 
 export function compileUnaryTestsSource(source: string): Compilation<CompiledTests> {
+  const fail = (syntaxError: string): Compilation<CompiledTests> => ({ syntaxError, result: { ok: false, error: `cannot parse unary tests '${source}': ${syntaxError}` } });
   try {
-    const tree = parseUnaryTests(source, {}, undefined);
+    const prepared = prepare(source, 'unaryTests');
+    if (!prepared.ok) return fail(prepared.syntaxError);
+    const tree = parseUnaryTests(prepared.masked, {}, undefined);
     const syntaxError = syntaxErrorIn(tree, source);
-    if (syntaxError !== undefined) return { syntaxError, result: { ok: false, error: `cannot parse unary tests '${source}': ${syntaxError}` } };
-    return { result: { ok: true, value: new FeelUnaryTests(source, compileFastUnaryTests(source, tree)) } };
+    if (syntaxError !== undefined) return fail(syntaxError);
+    const { extensions } = prepared;
+    const fast = extensions ? undefined : compileFastUnaryTests(source, tree);
+    return { result: { ok: true, value: new FeelUnaryTests(source, fast, extensions) } };
   } catch (err) {
-    const syntaxError = message(err);
-    return { syntaxError, result: { ok: false, error: `cannot parse unary tests '${source}': ${syntaxError}` } };
+    return fail(message(err));
   }
 }

@@ -1,11 +1,13 @@
 // Event definitions. The root-level catalog (bpmn:message, error, escalation,
 // signal and shared event definitions) is read once per document; each event
 // then resolves its single definition against it: message name and
-// correlation key, timer expression, error code, escalation code, signal name,
-// link name.
+// correlation key, timer expression (literal timer text is parsed here, with
+// the runtime's own parser, so a timer that could never be scheduled is a
+// deploy-time problem), error code, escalation code, signal name, link name.
+import { parseTimer } from '../runtime/timer/index.ts';
 import { feelSource, isFeel, valueExpr } from './expressions.ts';
 import type { Findings } from './findings.ts';
-import { lowerFirst } from './labels.ts';
+import { lowerFirst, subjectOf } from './labels.ts';
 import { readZeebe } from './read-zeebe.ts';
 import type { EventDefinition, EventDefinitionKind, TimerDefinition } from './types.ts';
 import { BPMN_NS, bpmnChild, type XmlElement } from './xml.ts';
@@ -91,6 +93,11 @@ export function resolveMessage(
   return message;
 }
 
+/** Timer text written as a Camunda 7 / JUEL expression is literal text in Camunda 8. */
+function expressionHint(text: string): string {
+  return /[$#]\{/.test(text) ? ' Camunda 8 reads expressions only as FEEL with a leading \'=\' (for example =dueDate); anything else is literal text.' : '';
+}
+
 function readTimer(def: XmlElement, owner: { id: string; subject: string }, findings: Findings): TimerDefinition | undefined {
   const types: [string, TimerDefinition['type']][] = [
     ['timeDuration', 'duration'],
@@ -103,6 +110,10 @@ function readTimer(def: XmlElement, owner: { id: string; subject: string }, find
     const expr = valueExpr(child.text);
     if (expr.kind === 'feel') findings.checkFeel(owner.id, `the timer ${type} of ${lowerFirst(owner.subject)}`, expr.source);
     else if (expr.value === '') break;
+    else {
+      const parsed = parseTimer(type, expr.value);
+      if (!parsed.ok) findings.problem(owner.id, `${owner.subject} has a timer ${type} Orca cannot schedule: ${parsed.error}${expressionHint(expr.value)}`);
+    }
     return { type, expr };
   }
   findings.problem(owner.id, `${owner.subject} has a timer without a time: set a duration, a date or a cycle.`);
@@ -173,5 +184,45 @@ export function readEvent(el: XmlElement, owner: { id: string; subject: string }
   if (found.length === 0) return { kind: 'none', definition: { kind: 'none' } };
   const [def, kind] = found[0];
   const definition = readOne(def, kind, owner, catalog, findings);
+  if (found.length === 1 && (kind === 'error' || kind === 'escalation')) {
+    checkCode(el.local, kind, kind === 'error' ? def.attrs.errorRef : def.attrs.escalationRef, owner, catalog, findings);
+  }
   return { kind: found.length > 1 ? 'multiple' : kind, definition };
+}
+
+/**
+ * What an error or escalation event needs of its code. A throw (error end
+ * event, escalation end or intermediate throw event) throws its code, so it
+ * must have one: the runtime would otherwise throw an empty code that only a
+ * catch-all catches. A catch without a code catches all, which is valid. A
+ * code written as FEEL (`=…`) is never evaluated by Orca, on either side.
+ */
+function checkCode(
+  element: string,
+  kind: 'error' | 'escalation',
+  ref: string | undefined,
+  owner: { id: string; subject: string },
+  catalog: Catalog,
+  findings: Findings,
+): void {
+  const subject = `${subjectOf(element, kind)} '${owner.id}'`;
+  const codeAttr = kind === 'error' ? 'errorCode' : 'escalationCode';
+  const entry = ref === undefined || ref === '' ? undefined : kind === 'error' ? catalog.errors.get(ref) : catalog.escalations.get(ref);
+  const code = entry === undefined ? undefined : kind === 'error' ? (entry as { errorCode?: string }).errorCode : (entry as { escalationCode?: string }).escalationCode;
+  if (code !== undefined && isFeel(code)) {
+    findings.problem(
+      owner.id,
+      `${subject} uses ${kind} '${ref ?? ''}', whose ${codeAttr} '${code}' is a FEEL expression; Orca matches ${kind} codes as written and does not evaluate them, so give the ${kind} a fixed ${codeAttr}.`,
+    );
+    return;
+  }
+  const throws = element === 'endEvent' || (kind === 'escalation' && element === 'intermediateThrowEvent');
+  if (!throws) return;
+  const refAttr = kind === 'error' ? 'errorRef' : 'escalationRef';
+  if (ref === undefined || ref === '') {
+    findings.problem(owner.id, `${subject} throws no ${kind}: set ${refAttr} to a bpmn:${kind} with an ${codeAttr}, the code that boundary events and event subprocesses catch.`);
+  } else if (entry !== undefined && (code === undefined || code.trim() === '')) {
+    findings.problem(owner.id, `${subject} throws ${kind} '${ref}', which has no ${codeAttr}: give the ${kind} an ${codeAttr}, the code that boundary events and event subprocesses catch.`);
+  }
+  // An unknown reference is reported by readOne.
 }

@@ -4,8 +4,9 @@
 import { feelSyntaxError } from '../feel/index.ts';
 import type { Findings } from './findings.ts';
 import { taskDefinitionType } from './jobs.ts';
-import { capitalize, kindWords, lowerFirst, named } from './labels.ts';
+import { capitalize, lowerFirst, named } from './labels.ts';
 import { ACTIVITIES, type NodeInfo, type ProcessRead } from './read-process.ts';
+import { checkRuntimeRules, describeScope } from './runtime-rules.ts';
 import { unsupportedMessage } from './support.ts';
 import { BPMN_NS, BPMNDI_NS, ZEEBE_NS, type XmlElement } from './xml.ts';
 
@@ -13,12 +14,6 @@ import { BPMN_NS, BPMNDI_NS, ZEEBE_NS, type XmlElement } from './xml.ts';
 export type ProcessIndex = Map<string, string>;
 
 const CAMUNDA7_ATTRIBUTES: readonly string[] = ['topic', 'class', 'delegateExpression', 'expression', 'type'];
-
-function describeScope(p: ProcessRead, parent: string | null): string {
-  if (parent === null) return `process '${p.id}'`;
-  const container = p.nodes.get(parent);
-  return container ? `${kindWords(container.kind)} '${parent}'` : `'${parent}'`;
-}
 
 function checkStartEvents(p: ProcessRead, findings: Findings): void {
   const noneStarts = (ids: string[]): string[] => ids.filter((id) => p.nodes.get(id)?.eventKind === 'none');
@@ -188,6 +183,7 @@ export function validateProcess(p: ProcessRead, index: ProcessIndex, findings: F
   checkBoundaryEvents(p, findings);
   checkTasks(p, findings);
   checkSupport(p, findings);
+  checkRuntimeRules(p, findings);
 }
 
 /** Long expressions (prompts, JSON) are shown on one line and cut, so the message stays readable. */

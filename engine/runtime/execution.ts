@@ -161,6 +161,9 @@ export class Execution {
       const local = (this.instance.variables[ei.key] = { loopCounter: arrival.loopIndex + 1 } as Record<string, unknown>);
       if (node.loop?.inputElement && body.loop?.items) local[node.loop.inputElement] = body.loop.items[arrival.loopIndex] ?? null;
     }
+    // An element with a local scope must be in the document before anything
+    // reads or writes through it: the scope chain is walked via `elements`.
+    if (arrival.loopIndex !== undefined || node.inputs.length > 0) this.persist(ei);
     if (node.inputs.length > 0 && !applyInputs(this, ei, node)) return;
     if (arrival.loopIndex === undefined && node.boundaryEvents.length > 0 && !subscribeBoundaries(this, ei, node)) return;
     behaviorFor(node).activate(this, ei, node, arrival);

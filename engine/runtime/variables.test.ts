@@ -79,3 +79,28 @@ describe('variables and io mappings', () => {
     expect(engine.instance(key)!.state).toBe('COMPLETED');
   });
 });
+
+describe('scopes seen through an element with input mappings', () => {
+  it('an element with inputs inside a subprocess sees the subprocess scope, and a decision/job type reads it', () => {
+    const xml = processXml(
+      'p',
+      start() +
+        `<bpmn:subProcess id="sub"><bpmn:extensionElements>${ioMapping([['="inner"', 'where']])}</bpmn:extensionElements>` +
+        start('ss') +
+        service('t', '="work-" + where', ioMapping([['=where + "!"', 'mark']])) +
+        end('se') +
+        flow('s1', 'ss', 't') +
+        flow('s2', 't', 'se') +
+        '</bpmn:subProcess>' +
+        end() +
+        flow('f1', 'start', 'sub') +
+        flow('f2', 'sub', 'end'),
+    );
+    const engine = engineWith(xml);
+    const key = engine.start('p', { top: 1 });
+    const [job] = engine.activate('work-inner', 1);
+    expect(job.variables).toEqual({ top: 1, where: 'inner', mark: 'inner!' });
+    engine.completeJob(job.key);
+    expect(engine.instance(key)!.state).toBe('COMPLETED');
+  });
+});
