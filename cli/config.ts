@@ -2,6 +2,7 @@
 // zod at start so every bad value gets its own clear message. Command-line
 // flags override the environment.
 import { z } from 'zod';
+import { schemaName } from '../engine/store/config.ts';
 
 const optionalUrl = (protocols: string[]) =>
   z
@@ -19,6 +20,15 @@ export const serviceConfig = z.object({
   ORCA_PARTITIONS: z.coerce.number().int().min(1).max(256).default(8),
   ORCA_ROLE: z.enum(['all', 'api', 'engine']).default('all'),
   ORCA_LEASE_MS: z.coerce.number().int().min(300).max(600_000).default(5_000),
+  /** Postgres schema holding Orca's tables (one per test run or per installation sharing a database). */
+  ORCA_DB_SCHEMA: schemaName.default('public'),
+  /** Prefix of every Redis key and channel (default `orca:`); several installations may share one Redis. */
+  ORCA_REDIS_PREFIX: z
+    .string()
+    .trim()
+    .transform((v) => (v === '' ? undefined : v))
+    .optional()
+    .refine((v) => v === undefined || (v.length <= 100 && !/[{}\s]/.test(v)), { message: 'must be at most 100 characters without "{", "}" or whitespace' }),
   SMTP_URL: z.string().optional(),
   PUBLIC_URL: z.string().url().optional(),
 });

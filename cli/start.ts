@@ -23,6 +23,8 @@ export async function runStart(argv: string[]): Promise<number> {
     databaseUrl: config.DATABASE_URL,
     redisUrl: config.REDIS_URL,
     dataDir: config.ORCA_DATA_DIR,
+    schema: config.ORCA_DB_SCHEMA,
+    redisPrefix: config.ORCA_REDIS_PREFIX,
     partitions: config.ORCA_PARTITIONS,
     role: config.ORCA_ROLE,
     leaseMs: config.ORCA_LEASE_MS,

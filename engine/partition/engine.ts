@@ -10,9 +10,10 @@ import { compileBpmn } from '../model/index.ts';
 import type { ModelProblem } from '../model/types.ts';
 import { createQueues, type ActivatedJob, type Queues } from '../queue/index.ts';
 import type { Variables } from '../runtime/types.ts';
-import { createStore, openDatabase, type Database, type Store } from '../store/index.ts';
+import { createStore, openDatabase, StoreUnavailableError, type Database, type Store } from '../store/index.ts';
 import type { CommandReply, EngineCommand, StartedInstance } from './commands.ts';
 import { EngineError } from './engine-error.ts';
+import { createRedisFlushMarker, type FlushMarker } from './flush-marker.ts';
 import { MAX_PARTITIONS, partitionOfKey } from './keys.ts';
 import { ModelCache } from './model-cache.ts';
 import { Shard } from './shard.ts';
@@ -67,6 +68,7 @@ export async function createEngine(config: EngineConfig = {}): Promise<Engine> {
   let database: Database | undefined;
   let queues: Queues | undefined;
   let shard: Shard | undefined;
+  let marker: FlushMarker | undefined;
   try {
     database = await openDatabase({ url: config.databaseUrl, dataDir: config.dataDir, schema: config.schema });
     await database.migrate();
@@ -74,12 +76,15 @@ export async function createEngine(config: EngineConfig = {}): Promise<Engine> {
     const store = createStore(database.db);
     const models = new ModelCache(store);
     if (role !== 'api') {
-      shard = new Shard({ store, queues, models, partitions, owner: config.owner ?? `${hostname()}-${process.pid}-${randomBytes(4).toString('hex')}`, leaseMs: config.leaseMs ?? 5_000 });
+      // Same default prefix as the queues', so the marker sits beside the keys it vouches for.
+      if (config.redisUrl) marker = await createRedisFlushMarker(config.redisUrl, config.redisPrefix ?? 'orca:');
+      shard = new Shard({ store, queues, models, partitions, owner: config.owner ?? `${hostname()}-${process.pid}-${randomBytes(4).toString('hex')}`, leaseMs: config.leaseMs ?? 5_000, marker });
       await shard.start();
     }
-    return engineApi({ store, queues, models, shard, database, partitions, config });
+    return engineApi({ store, queues, models, shard, marker, database, partitions, config });
   } catch (err) {
     await shard?.stop();
+    await marker?.close();
     await queues?.close();
     await database?.close();
     throw err;
@@ -98,8 +103,18 @@ function scoped(account: string, commandKey: string | undefined): string | undef
   return commandKey === undefined ? undefined : `${account}:${commandKey}`;
 }
 
-function engineApi(parts: { store: Store; queues: Queues; models: ModelCache; shard?: Shard; database: Database; partitions: number; config: EngineConfig }): Engine {
-  const { store, queues, models, shard, database, partitions, config } = parts;
+/** The store being unreachable is the caller's retryable UNAVAILABLE, not an internal error. */
+async function unavailableAsEngineError<T>(call: () => Promise<T>): Promise<T> {
+  try {
+    return await call();
+  } catch (err) {
+    if (err instanceof StoreUnavailableError) throw new EngineError('UNAVAILABLE', `The database is unavailable; retry shortly. (${err.message})`);
+    throw err;
+  }
+}
+
+function engineApi(parts: { store: Store; queues: Queues; models: ModelCache; shard?: Shard; marker?: FlushMarker; database: Database; partitions: number; config: EngineConfig }): Engine {
+  const { store, queues, models, shard, marker, database, partitions, config } = parts;
   const replyTimeoutMs = config.replyTimeoutMs ?? 10_000;
   const maxPending = config.maxPendingCommands ?? 10_000;
 
@@ -127,9 +142,11 @@ function engineApi(parts: { store: Store; queues: Queues; models: ModelCache; sh
     async deploy(account, xml, resourceName) {
       const compiled = compileBpmn(xml);
       if (!compiled.ok) throw new ModelRejected(compiled.problems);
-      const results = await store.definitions.deployProcesses(
-        account,
-        compiled.model.processes.map((p) => ({ bpmnProcessId: p.id, resourceName, xml })),
+      const results = await unavailableAsEngineError(() =>
+        store.definitions.deployProcesses(
+          account,
+          compiled.model.processes.map((p) => ({ bpmnProcessId: p.id, resourceName, xml })),
+        ),
       );
       models.invalidate(account);
       return results.map((r) => ({ bpmnProcessId: r.bpmnProcessId, version: r.version, isNew: r.isNew }));
@@ -138,9 +155,11 @@ function engineApi(parts: { store: Store; queues: Queues; models: ModelCache; sh
     async deployDecisions(account, xml, resourceName) {
       const compiled = compileDmn(xml);
       if (!compiled.ok) throw new ModelRejected(compiled.problems);
-      const results = await store.decisions.deployDecisions(
-        account,
-        compiled.model.decisions.map((d) => ({ decisionId: d.id, decisionName: d.name, resourceName, xml })),
+      const results = await unavailableAsEngineError(() =>
+        store.decisions.deployDecisions(
+          account,
+          compiled.model.decisions.map((d) => ({ decisionId: d.id, decisionName: d.name, resourceName, xml })),
+        ),
       );
       models.invalidate(account);
       return results.map((r) => ({ decisionId: r.decisionId, version: r.version, isNew: r.isNew }));
@@ -181,6 +200,7 @@ function engineApi(parts: { store: Store; queues: Queues; models: ModelCache; sh
 
     async close() {
       await shard?.stop();
+      await marker?.close();
       await queues.close();
       await database.close();
     },

@@ -5,7 +5,9 @@
 // the outcome visible: jobs pushed to the queues, timers armed, replies
 // sent, stream entries acknowledged. A batch that fails to commit is not
 // acknowledged; its commands are read again and, being idempotent by key,
-// applied exactly once.
+// applied exactly once. After any failure the leader recovers (reloads from
+// Postgres, rebuilds its queues) before it applies anything else, and it
+// does the same when the flush marker says Redis lost its data.
 import { apply } from '../runtime/apply.ts';
 import { visibleVariables } from '../runtime/behavior/variables.ts';
 import type { ApplyContext, ApplyResult, Command, JobOffer, ProcessInstance } from '../runtime/types.ts';
@@ -13,12 +15,15 @@ import type { QueuedJob, Queues, StoredJob } from '../queue/index.ts';
 import type { Batch, JobWrite, Store } from '../store/index.ts';
 import { StaleEpochError } from '../store/index.ts';
 import type { CommandReply, EngineCommand } from './commands.ts';
+import { NO_FLUSH_MARKER, type FlushMarker } from './flush-marker.ts';
 import { KeyGenerator } from './keys.ts';
 import type { ModelCache } from './model-cache.ts';
 import { TimerWheel, type ArmedTimer } from './timer-wheel.ts';
 
 const BATCH_MAX = 500;
 const READ_BLOCK_MS = 20;
+/** How often the leader checks that Redis still has its flush marker. */
+const MARKER_CHECK_MS = 500;
 /** Commands one batch may cause on other instances (parent/child), past which they wait for the next batch. */
 const FOLLOW_UP_MAX = 10_000;
 
@@ -57,6 +62,8 @@ export interface LeaderOptions {
   models: ModelCache;
   /** Called when the leader stops on its own (lease lost, store gone for good). */
   onStop?: (reason: string) => void;
+  /** Tells the leader that Redis was flushed under it; none with the in-process queues. */
+  marker?: FlushMarker;
 }
 
 export class PartitionLeader {
@@ -69,21 +76,34 @@ export class PartitionLeader {
   private readonly wheel: TimerWheel;
   private lastId = '0';
   private running = false;
+  /** Set after any failure: memory and queues must be rebuilt from Postgres before the next batch. */
+  private needsRecovery = true;
+  private readonly marker: FlushMarker;
   private loop: Promise<void> | undefined;
 
   constructor(private readonly options: LeaderOptions) {
     this.partition = options.partition;
     this.epoch = options.epoch;
     this.keys = new KeyGenerator(options.partition, options.epoch);
+    this.marker = options.marker ?? NO_FLUSH_MARKER;
     this.wheel = new TimerWheel((timer) =>
       this.internal.push({ kind: 'command', account: timer.account, instanceKey: timer.instanceKey, command: { type: 'fireTimer', timerKey: timer.key } }),
     );
   }
 
-  /** Recovery, then the batch loop. */
+  /**
+   * Recovery, then the batch loop. Never throws: when the store or Redis is
+   * unavailable, the loop keeps retrying recovery (a leader that held its
+   * lease without a loop would leave its partition dead).
+   */
   async start(): Promise<void> {
-    await this.recover();
     this.running = true;
+    try {
+      await this.recover();
+      this.needsRecovery = false;
+    } catch {
+      // The loop tries again with backoff.
+    }
     this.loop = this.run();
   }
 
@@ -102,6 +122,17 @@ export class PartitionLeader {
    */
   private async recover(): Promise<void> {
     const { store, queues } = this.options;
+    // Rebuilding replaces what Redis holds for the partition, so a leader that
+    // was superseded (and has not noticed yet) must not do it.
+    const lease = (await store.leases.listLeases()).find((l) => l.partition === this.partition);
+    if (lease?.epoch !== this.epoch) throw new StaleEpochError(this.partition, this.epoch, lease?.epoch ?? null);
+    this.hot.clear();
+    this.jobOwners.clear();
+    // Timers that fired but were not committed are armed again below from Postgres; firing them twice would be wrong.
+    for (let i = this.internal.length - 1; i >= 0; i--) {
+      const item = this.internal[i];
+      if (item.kind === 'command' && item.command.type === 'fireTimer') this.internal.splice(i, 1);
+    }
     const instances = await store.instances.loadPartitionInstances(this.partition, { activeOnly: true });
     for (const row of instances) this.remember(row.account, row.document, row.parentKey);
     const jobs = await store.jobs.loadPartitionJobs(this.partition);
@@ -128,6 +159,8 @@ export class PartitionLeader {
         ...(job.state === 'ACTIVATED' ? { activation: { worker: job.worker ?? '', at: job.activatedAt?.getTime() ?? Date.now() } } : {}),
       });
     }
+    // Marker first: a flush from here on is either undone by this rebuild or noticed later.
+    await this.marker.set(this.partition, this.epoch);
     await queues.jobs.rebuild(this.partition, stored);
     for (const timer of await store.timers.loadDueTimers(this.partition, new Date('9999-12-31T00:00:00Z'), { limit: 100_000 })) {
       if (timer.instanceKey) this.wheel.arm({ key: timer.key, account: timer.account, instanceKey: timer.instanceKey, dueAt: timer.dueAt.getTime() });
@@ -142,8 +175,22 @@ export class PartitionLeader {
 
   private async run(): Promise<void> {
     let backoff = 50;
+    let nextMarkerCheck = Date.now() + MARKER_CHECK_MS;
     while (this.running) {
       try {
+        if (this.needsRecovery) {
+          // Nothing is applied until recovery succeeds: a batch whose commit
+          // failed may have committed after all, and only the rebuild from
+          // Postgres queues its jobs.
+          await this.recover();
+          this.needsRecovery = false;
+        } else if (Date.now() >= nextMarkerCheck) {
+          nextMarkerCheck = Date.now() + MARKER_CHECK_MS;
+          if (!(await this.marker.present(this.partition))) {
+            this.needsRecovery = true;
+            continue;
+          }
+        }
         const entries = await this.options.queues.commands.read(this.partition, this.lastId, BATCH_MAX, READ_BLOCK_MS);
         if (entries.length === 0 && this.internal.length === 0) continue;
         await this.processBatch(entries);
@@ -152,6 +199,7 @@ export class PartitionLeader {
         // Whatever was applied in memory may not be committed: forget it and reload.
         this.hot.clear();
         this.jobOwners.clear();
+        this.needsRecovery = true;
         if (err instanceof StaleEpochError) {
           this.running = false;
           this.options.onStop?.(`partition ${this.partition}: lease taken over (${err.message})`);
@@ -159,12 +207,6 @@ export class PartitionLeader {
         }
         await new Promise((r) => setTimeout(r, backoff));
         backoff = Math.min(backoff * 2, 2_000);
-        if (!this.running) return;
-        try {
-          await this.recover();
-        } catch {
-          // Still unavailable; the next round tries again.
-        }
       }
     }
   }

@@ -5,6 +5,7 @@
 // A renewal that fails means someone else leads now: that leader stops.
 import type { Queues } from '../queue/index.ts';
 import type { Store } from '../store/index.ts';
+import type { FlushMarker } from './flush-marker.ts';
 import type { ModelCache } from './model-cache.ts';
 import { PartitionLeader } from './partition-leader.ts';
 
@@ -16,6 +17,8 @@ export interface ShardOptions {
   /** Unique per process; a restarted process with the same owner fences its previous incarnation. */
   owner: string;
   leaseMs: number;
+  /** Lets leaders notice a Redis flush (absent with the in-process queues). */
+  marker?: FlushMarker;
 }
 
 export class Shard {

@@ -182,6 +182,8 @@ function failJob(instance: ProcessInstance, jobKey: string, retries: number, err
 function fireTimer(instance: ProcessInstance, timerKey: string, ctx: ApplyContext): ApplyResult {
   const timer = instance.timers[timerKey];
   if (timer === undefined) return notFound(`Timer '${timerKey}' not found: it already fired or was cancelled.`);
+  // A duplicate or early fire (a repeating timer already re-armed) must not fire it ahead of time.
+  if (ctx.now() < timer.dueAt) return { ok: false, code: 'INVALID_STATE', message: `Timer '${timerKey}' is not due until ${new Date(timer.dueAt).toISOString()}.` };
   return run(instance, ctx, (exec) => {
     const event = ctx.model.elements[timer.elementId];
     exec.record('TIMER_TRIGGERED', { elementId: event.id, detail: { timerKey, dueAt: timer.dueAt } });

@@ -222,3 +222,17 @@ describe('timer start events and event subprocesses', () => {
   });
 });
 
+
+describe('firing timers', () => {
+  it('refuses a fire before the timer is due, changing nothing', () => {
+    const clock = fakeClock();
+    const engine = engineWith(processXml('p', start() + timerCatch('wait', 'timeDuration', 'PT10M') + end() + flow('f1', 'start', 'wait') + flow('f2', 'wait', 'end')), { now: clock.now });
+    const key = engine.start('p');
+    const [timerKey] = Object.keys(engine.instance(key)!.timers);
+    expect(() => engine.command(key, { type: 'fireTimer', timerKey })).toThrow(expect.objectContaining({ code: 'INVALID_STATE' }));
+    expect(engine.instance(key)!.timers[timerKey]).toBeDefined();
+    clock.advance(10 * MINUTE);
+    engine.command(key, { type: 'fireTimer', timerKey });
+    expect(engine.instance(key)!.state).toBe('COMPLETED');
+  });
+});

@@ -51,6 +51,11 @@ async function openPg(options: StoreOptions, url: string): Promise<Database> {
   // a listener that would crash the process. The pool drops the client and
   // the next query opens a new connection (or fails with StoreUnavailableError).
   pool.on('error', () => {});
+  // A client checked out for a transaction has no pool listener; if its
+  // connection ends mid-query pg emits 'error' on the client itself, which
+  // would crash the process. The query in flight fails with a connection
+  // error instead, which guard() turns into StoreUnavailableError.
+  pool.on('connect', (client) => client.on('error', () => {}));
   const db = drizzlePg(pool) as unknown as Db;
   let closed = false;
   const database: Database = {
