@@ -1,4 +1,125 @@
-// Routes of this family are being written; see api/routes/index.ts.
+// Decisions (SPEC.md Endpoints): DMN models are deployed on /api/v1/models
+// (multipart file part `file`, or raw XML with ?resourceName=), which must
+// precede evaluation; a deployed decision is then evaluated with input
+// variables. Listing and reading decisions fill gaps SPEC.md leaves.
+import { z } from 'zod';
+import { ModelRejected } from '../../engine/partition/index.ts';
+import type { DecisionVersionSummary } from '../../engine/store/index.ts';
+import { route } from '../openapi/route.ts';
+import { ApiError } from '../problem.ts';
+import { evaluateDeployedDecision } from '../services/decisions.ts';
+import { readUploadedModel, rejectedModel, uploadQuery } from '../services/model-upload.ts';
+import { pageQuery, pageSchema, readPage } from '../services/pages.ts';
+import { variablesSchema } from '../services/variables.ts';
 import type { RegisterRoutes } from './index.ts';
 
-export const register: RegisterRoutes = async () => {};
+const TAGS = ['decisions'];
+
+const decisionIdParams = z.object({ decisionId: z.string().min(1).max(255) });
+
+const decisionSchema = z.object({
+  decisionId: z.string(),
+  decisionName: z.string().nullable(),
+  version: z.number().int(),
+  resourceName: z.string(),
+  checksum: z.string(),
+  deployedAt: z.string(),
+});
+
+function decisionView(d: DecisionVersionSummary) {
+  return { decisionId: d.decisionId, decisionName: d.decisionName, version: d.version, resourceName: d.resourceName, checksum: d.checksum, deployedAt: d.deployedAt.toISOString() };
+}
+
+export const register: RegisterRoutes = async (app, ctx) => {
+  route(
+    app,
+    {
+      method: 'POST',
+      path: '/api/v1/models',
+      summary: 'Deploy a DMN model: every decision in it gets a version (identical XML keeps its version). Must precede evaluation.',
+      tags: TAGS,
+      auth: 'apiKey',
+      query: uploadQuery,
+      rawBody: { contentTypes: ['multipart/form-data', 'application/xml'], description: 'A multipart form with the file part `file`, or the raw DMN XML (then ?resourceName= is required).' },
+      response: {
+        status: 200,
+        schema: z.object({ decisions: z.array(z.object({ decisionId: z.string(), version: z.number().int(), isNew: z.boolean(), resourceName: z.string() })) }),
+      },
+      errors: [400, 401, 413, 415],
+      credits: 0,
+    },
+    async ({ query }, request) => {
+      const upload = await readUploadedModel(request, query.resourceName, 'model.dmn');
+      let deployed;
+      try {
+        deployed = await ctx.engine.deployDecisions(request.account, upload.xml, upload.resourceName);
+      } catch (err) {
+        if (err instanceof ModelRejected) throw rejectedModel(err.problems, upload.field);
+        throw err;
+      }
+      if (deployed.length === 0) throw rejectedModel([], upload.field);
+      return { decisions: deployed.map((d) => ({ decisionId: d.decisionId, version: d.version, isNew: d.isNew, resourceName: upload.resourceName })) };
+    },
+  );
+
+  route(
+    app,
+    {
+      method: 'GET',
+      path: '/api/v1/decisions',
+      summary: 'List deployed decisions with their latest version.',
+      tags: TAGS,
+      auth: 'apiKey',
+      query: z.object(pageQuery),
+      response: { status: 200, schema: pageSchema(decisionSchema.extend({ latestVersion: z.number().int() })) },
+      errors: [400, 401],
+    },
+    async ({ query }, request) => {
+      const page = await readPage(() => ctx.engine.store.decisions.listDecisions(request.account, query));
+      return { items: page.items.map((d) => ({ ...decisionView(d), latestVersion: d.latestVersion })), nextCursor: page.nextCursor };
+    },
+  );
+
+  route(
+    app,
+    {
+      method: 'GET',
+      path: '/api/v1/decisions/:decisionId',
+      summary: 'One decision: its latest version.',
+      tags: TAGS,
+      auth: 'apiKey',
+      params: decisionIdParams,
+      response: { status: 200, schema: decisionSchema },
+      errors: [401, 404],
+    },
+    async ({ params }, request) => {
+      const stored = await ctx.engine.store.decisions.latestDecision(request.account, params.decisionId);
+      if (stored === null) throw new ApiError('NOT_FOUND', `No decision '${params.decisionId}' is deployed.`);
+      return decisionView(stored);
+    },
+  );
+
+  route(
+    app,
+    {
+      method: 'POST',
+      path: '/api/v1/decisions/:decisionId/evaluate',
+      summary: "Evaluate the latest version of a deployed decision with `variables` as its input. A failing evaluation is a 400 with the decision's reason.",
+      tags: TAGS,
+      auth: 'apiKey',
+      params: decisionIdParams,
+      body: z.object({ variables: variablesSchema.optional() }),
+      response: {
+        status: 200,
+        schema: z.object({
+          decisionId: z.string(),
+          version: z.number().int(),
+          result: z.unknown(),
+          evaluated: z.array(z.object({ decisionId: z.string(), result: z.unknown(), matchedRules: z.array(z.string()) })),
+        }),
+      },
+      errors: [400, 401, 404],
+    },
+    async ({ params, body }, request) => evaluateDeployedDecision(ctx, request.account, params.decisionId, body.variables ?? {}),
+  );
+};

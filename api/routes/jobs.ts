@@ -1,4 +1,120 @@
-// Routes of this family are being written; see api/routes/index.ts.
+// Jobs (SPEC.md Endpoints, Job behaviour): workers activate jobs of a type,
+// answered at once (`jobs: []` when none), then complete or fail them. An
+// activated job stays with its worker until then (no lock period); a failed
+// job with retries left is offered again at once; with none the instance
+// goes to INCIDENT. Long polling (`requestTimeout`) is an opt-in extension.
+import { z } from 'zod';
+import type { ActivatedJob } from '../../engine/queue/index.ts';
+import { route } from '../openapi/route.ts';
+import { keySchema } from '../services/keys.ts';
+import { variablesSchema } from '../services/variables.ts';
 import type { RegisterRoutes } from './index.ts';
 
-export const register: RegisterRoutes = async () => {};
+const TAGS = ['jobs'];
+const MAX_LONG_POLL_MS = 60_000;
+
+const activateBody = z.object({
+  type: z.string().min(1).max(255).describe('The job type: a task definition type, `userTask`, `script:<name>`, `message:<name>`, `event:message:<elementId>`.'),
+  maxJobsToActivate: z.number().int().min(1).max(1000),
+  worker: z.string().min(1).max(255).optional().describe('A name for the worker, recorded on the jobs it holds.'),
+  requestTimeout: z
+    .number()
+    .int()
+    .min(0)
+    .max(MAX_LONG_POLL_MS)
+    .optional()
+    .describe('Extension: wait up to this many milliseconds for a job when none is available (long polling). Absent or 0: answer at once.'),
+});
+
+const jobSchema = z.object({
+  key: z.string(),
+  type: z.string(),
+  retries: z.number().int(),
+  processInstanceKey: z.string(),
+  bpmnProcessId: z.string(),
+  processDefinitionVersion: z.number().int(),
+  elementId: z.string(),
+  elementInstanceKey: z.string(),
+  customHeaders: z.record(z.string(), z.string()),
+  variables: z.record(z.string(), z.unknown()),
+  worker: z.string(),
+});
+
+const jobKeyParams = z.object({ jobKey: keySchema });
+
+function jobView(job: ActivatedJob): z.infer<typeof jobSchema> {
+  return {
+    key: job.key,
+    type: job.type,
+    retries: job.retries,
+    processInstanceKey: job.processInstanceKey,
+    bpmnProcessId: job.bpmnProcessId,
+    processDefinitionVersion: job.processDefinitionVersion,
+    elementId: job.elementId,
+    elementInstanceKey: job.elementInstanceKey,
+    customHeaders: job.customHeaders,
+    variables: job.variables,
+    worker: job.worker,
+  };
+}
+
+export const register: RegisterRoutes = async (app, ctx) => {
+  route(
+    app,
+    {
+      method: 'POST',
+      path: '/api/v1/jobs/activate',
+      summary: 'Activate up to maxJobsToActivate jobs of a type. Answers at once; `jobs` is empty when none is available (poll again after 1 to 5 seconds).',
+      tags: TAGS,
+      auth: 'apiKey',
+      body: activateBody,
+      response: { status: 200, schema: z.object({ jobs: z.array(jobSchema) }) },
+      errors: [400, 401],
+    },
+    async ({ body }, request) => {
+      const jobs = await ctx.engine.activateJobs(request.account, body.type, body.maxJobsToActivate, body.worker ?? 'default', body.requestTimeout || undefined);
+      return { jobs: jobs.map(jobView) };
+    },
+  );
+
+  route(
+    app,
+    {
+      method: 'POST',
+      path: '/api/v1/jobs/:jobKey/complete',
+      summary: 'Complete a job, merging `variables` into the instance. 404 when the job is gone.',
+      tags: TAGS,
+      auth: 'apiKey',
+      params: jobKeyParams,
+      body: z.object({ variables: variablesSchema.optional() }),
+      response: { status: 204, description: 'Completed.' },
+      errors: [400, 401, 404, 409],
+    },
+    async ({ params, body }, request, reply) => {
+      await ctx.engine.completeJob(request.account, params.jobKey, body.variables);
+      return reply.code(204).send();
+    },
+  );
+
+  route(
+    app,
+    {
+      method: 'POST',
+      path: '/api/v1/jobs/:jobKey/fail',
+      summary: 'Fail a job. With retries above zero it is offered again at once (no retry delay); with 0 the instance goes to INCIDENT.',
+      tags: TAGS,
+      auth: 'apiKey',
+      params: jobKeyParams,
+      body: z.object({
+        retries: z.number().int().min(0).max(1_000_000).describe('Retries left: the job is offered again while above zero.'),
+        errorMessage: z.string().max(10_000).optional(),
+      }),
+      response: { status: 204, description: 'Failed.' },
+      errors: [400, 401, 404, 409],
+    },
+    async ({ params, body }, request, reply) => {
+      await ctx.engine.failJob(request.account, params.jobKey, body.retries, body.errorMessage);
+      return reply.code(204).send();
+    },
+  );
+};

@@ -1,4 +1,134 @@
-// Routes of this family are being written; see api/routes/index.ts.
+// Process definitions (SPEC.md Endpoints): deploying BPMN models, free of
+// charge, as a multipart file part `file` or raw XML with ?resourceName=;
+// and reading back what was deployed (lists, versions, the XML itself).
+import { z } from 'zod';
+import { ModelRejected } from '../../engine/partition/index.ts';
+import type { ProcessVersionSummary } from '../../engine/store/index.ts';
+import { route } from '../openapi/route.ts';
+import { ApiError } from '../problem.ts';
+import { readUploadedModel, rejectedModel, uploadQuery } from '../services/model-upload.ts';
+import { pageQuery, pageSchema, readPage } from '../services/pages.ts';
 import type { RegisterRoutes } from './index.ts';
 
-export const register: RegisterRoutes = async () => {};
+const TAGS = ['process-definitions'];
+
+const bpmnProcessIdParams = z.object({ bpmnProcessId: z.string().min(1).max(255) });
+
+const deployment = z.object({
+  bpmnProcessId: z.string(),
+  version: z.number().int(),
+  resourceName: z.string(),
+  isNew: z.boolean().describe('False when this exact XML was deployed before: its existing version is returned.'),
+});
+
+const versionSchema = z.object({
+  bpmnProcessId: z.string(),
+  version: z.number().int(),
+  resourceName: z.string(),
+  checksum: z.string(),
+  deployedAt: z.string(),
+});
+
+const summarySchema = versionSchema.extend({ latestVersion: z.number().int() });
+
+function versionView(v: ProcessVersionSummary) {
+  return { bpmnProcessId: v.bpmnProcessId, version: v.version, resourceName: v.resourceName, checksum: v.checksum, deployedAt: v.deployedAt.toISOString() };
+}
+
+function notFound(bpmnProcessId: string, version?: number): ApiError {
+  return new ApiError('NOT_FOUND', version === undefined ? `No process '${bpmnProcessId}' is deployed.` : `Process '${bpmnProcessId}' has no version ${version}.`);
+}
+
+export const register: RegisterRoutes = async (app, ctx) => {
+  route(
+    app,
+    {
+      method: 'POST',
+      path: '/api/v1/process-definitions',
+      summary: 'Deploy a BPMN model (free). Several processes in one file are all deployed; `id` is the first one.',
+      tags: TAGS,
+      auth: 'apiKey',
+      query: uploadQuery,
+      rawBody: { contentTypes: ['multipart/form-data', 'application/xml'], description: 'A multipart form with the file part `file`, or the raw BPMN XML (then ?resourceName= is required).' },
+      response: { status: 200, schema: z.object({ id: z.string(), deployments: z.array(deployment) }) },
+      errors: [400, 401, 413, 415],
+      credits: 0,
+    },
+    async ({ query }, request) => {
+      const upload = await readUploadedModel(request, query.resourceName, 'model.bpmn');
+      let deployed;
+      try {
+        deployed = await ctx.engine.deploy(request.account, upload.xml, upload.resourceName);
+      } catch (err) {
+        if (err instanceof ModelRejected) throw rejectedModel(err.problems, upload.field);
+        throw err;
+      }
+      if (deployed.length === 0) throw rejectedModel([], upload.field);
+      return {
+        id: deployed[0].bpmnProcessId,
+        deployments: deployed.map((d) => ({ bpmnProcessId: d.bpmnProcessId, version: d.version, resourceName: upload.resourceName, isNew: d.isNew })),
+      };
+    },
+  );
+
+  route(
+    app,
+    {
+      method: 'GET',
+      path: '/api/v1/process-definitions',
+      summary: 'List deployed processes with their latest version.',
+      tags: TAGS,
+      auth: 'apiKey',
+      query: z.object(pageQuery),
+      response: { status: 200, schema: pageSchema(summarySchema) },
+      errors: [400, 401],
+    },
+    async ({ query }, request) => {
+      const page = await readPage(() => ctx.engine.store.definitions.listProcesses(request.account, query));
+      return { items: page.items.map((p) => ({ ...versionView(p), latestVersion: p.latestVersion })), nextCursor: page.nextCursor };
+    },
+  );
+
+  route(
+    app,
+    {
+      method: 'GET',
+      path: '/api/v1/process-definitions/:bpmnProcessId',
+      summary: 'One process definition: its latest version and every deployment, oldest first.',
+      tags: TAGS,
+      auth: 'apiKey',
+      params: bpmnProcessIdParams,
+      response: { status: 200, schema: summarySchema.extend({ id: z.string(), deployments: z.array(versionSchema) }) },
+      errors: [401, 404],
+    },
+    async ({ params }, request) => {
+      const versions = await ctx.engine.store.definitions.listProcessVersions(request.account, params.bpmnProcessId);
+      if (versions.length === 0) throw notFound(params.bpmnProcessId);
+      const latest = versions[versions.length - 1];
+      return { id: latest.bpmnProcessId, ...versionView(latest), latestVersion: latest.version, deployments: versions.map(versionView) };
+    },
+  );
+
+  route(
+    app,
+    {
+      method: 'GET',
+      path: '/api/v1/process-definitions/:bpmnProcessId/xml',
+      summary: 'The deployed BPMN XML: the latest version, or ?version=.',
+      tags: TAGS,
+      auth: 'apiKey',
+      params: bpmnProcessIdParams,
+      query: z.object({ version: z.coerce.number().int().min(1).max(2_147_483_647).optional() }),
+      response: { status: 200, contentType: 'application/xml', description: 'The BPMN XML as deployed.' },
+      errors: [400, 401, 404],
+    },
+    async ({ params, query }, request) => {
+      const stored =
+        query.version === undefined
+          ? await ctx.engine.store.definitions.latestProcess(request.account, params.bpmnProcessId)
+          : await ctx.engine.store.definitions.getProcessVersion(request.account, params.bpmnProcessId, query.version);
+      if (stored === null) throw notFound(params.bpmnProcessId, query.version);
+      return stored.xml;
+    },
+  );
+};

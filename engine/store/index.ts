@@ -9,24 +9,34 @@ import { accountsRepository } from './accounts-repository.ts';
 import { decisionsRepository } from './decisions-repository.ts';
 import { definitionsRepository } from './definitions-repository.ts';
 import { historyRepository } from './history-repository.ts';
+import { identityRepository } from './identity-repository.ts';
 import { incidentsRepository } from './incidents-repository.ts';
 import { instancesRepository } from './instances-repository.ts';
 import { jobsRepository } from './jobs-repository.ts';
+import { tasksRepository } from './tasks-repository.ts';
 import { leasesRepository } from './leases-repository.ts';
+import { ledgerRepository } from './ledger-repository.ts';
+import { mailOutboxRepository } from './mail-outbox-repository.ts';
 import { timersRepository } from './timers-repository.ts';
 
 export function createStore(db: Db) {
   return {
+    /** The drizzle handle itself, for reads no repository covers (tests, diagnostics); writes go through repositories. */
+    db,
     accounts: accountsRepository(db),
     definitions: definitionsRepository(db),
     decisions: decisionsRepository(db),
     instances: instancesRepository(db),
     jobs: jobsRepository(db),
+    tasks: tasksRepository(db),
     timers: timersRepository(db),
     incidents: incidentsRepository(db),
     history: historyRepository(db),
     commands: commandsRepository(db),
     leases: leasesRepository(db),
+    identity: identityRepository(db),
+    ledger: ledgerRepository(db),
+    mailOutbox: mailOutboxRepository(db),
     commitBatch: (batch: Batch) => commitBatch(db, batch),
   };
 }
@@ -45,11 +55,15 @@ export * from './decisions-repository.ts';
 export * from './definitions-repository.ts';
 export * from './errors.ts';
 export * from './history-repository.ts';
+export * from './identity-repository.ts';
 export * from './incidents-repository.ts';
 export * from './instances-repository.ts';
 export * from './jobs-repository.ts';
 export * from './leases-repository.ts';
+export * from './ledger-repository.ts';
+export * from './mail-outbox-repository.ts';
 export * from './migrate.ts';
 export * from './runtime-rows.ts';
+export * from './tasks-repository.ts';
 export * from './timers-repository.ts';
 export * as schema from './schema.ts';

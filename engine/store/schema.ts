@@ -241,3 +241,90 @@ export const commands = pgTable(
     index('commands_partition_created_idx').on(t.partition, t.createdAt),
   ],
 );
+
+// ─── Identity, mail and credits (written by the API) ───────────────────────
+// Secrets (API keys, access tokens, signup tokens) are never stored: only
+// their sha256, which is also how they are looked up, so finding one is an
+// index probe on a hash rather than a comparison an attacker could time.
+
+/** The address an account signed up with; one account per address. */
+export const accountEmails = pgTable(
+  'account_emails',
+  {
+    account: text('account').primaryKey(),
+    email: text('email').notNull(),
+    createdAt: instant('created_at').notNull().defaultNow(),
+  },
+  (t) => [uniqueIndex('account_emails_email_uq').on(t.email)],
+);
+
+/** Account API keys. A retired key (rotation) never comes back. */
+export const apiKeys = pgTable(
+  'api_keys',
+  {
+    // A random, non-secret id: what access tokens and logs refer to.
+    id: text('id').primaryKey(),
+    hash: text('hash').notNull(),
+    account: text('account').notNull(),
+    createdAt: instant('created_at').notNull().defaultNow(),
+    retiredAt: instant('retired_at'),
+  },
+  (t) => [uniqueIndex('api_keys_hash_uq').on(t.hash), index('api_keys_account_idx').on(t.account)],
+);
+
+/** Short-lived bearer tokens minted from a key (POST /api/token); valid only while their key is. */
+export const accessTokens = pgTable(
+  'access_tokens',
+  {
+    hash: text('hash').primaryKey(),
+    account: text('account').notNull(),
+    keyId: text('key_id').notNull(),
+    createdAt: instant('created_at').notNull().defaultNow(),
+    expiresAt: instant('expires_at').notNull(),
+  },
+  (t) => [index('access_tokens_key_idx').on(t.keyId), index('access_tokens_expires_idx').on(t.expiresAt)],
+);
+
+/** Pending e-mail confirmations; `account` is set once confirming created it. */
+export const signups = pgTable(
+  'signups',
+  {
+    tokenHash: text('token_hash').primaryKey(),
+    email: text('email').notNull(),
+    createdAt: instant('created_at').notNull().defaultNow(),
+    expiresAt: instant('expires_at').notNull(),
+    confirmedAt: instant('confirmed_at'),
+    account: text('account'),
+  },
+  (t) => [index('signups_email_idx').on(t.email)],
+);
+
+/** Every message the service sends; without SMTP this table is the mailbox. */
+export const mailOutbox = pgTable(
+  'mail_outbox',
+  {
+    id: bigserial('id', { mode: 'number' }).primaryKey(),
+    to: text('to').notNull(),
+    subject: text('subject').notNull(),
+    body: text('body').notNull(),
+    createdAt: instant('created_at').notNull().defaultNow(),
+    sentAt: instant('sent_at'),
+  },
+  (t) => [index('mail_outbox_to_idx').on(t.to, t.id)],
+);
+
+/** Append-only credit movements; `amount` is negative for a charge, positive for a refund or grant. */
+export const ledger = pgTable(
+  'ledger',
+  {
+    id: bigserial('id', { mode: 'number' }).primaryKey(),
+    account: text('account').notNull(),
+    amount: bigint('amount', { mode: 'number' }).notNull(),
+    reason: text('reason').notNull(),
+    reference: text('reference'),
+    balanceAfter: bigint('balance_after', { mode: 'number' }).notNull(),
+    createdAt: instant('created_at').notNull().defaultNow(),
+  },
+  // The account's ledger is read newest first, paged by id.
+  (t) => [index('ledger_account_id_idx').on(t.account, t.id)],
+);

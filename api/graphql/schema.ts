@@ -1,0 +1,116 @@
+// The GraphQL schema served at POST /api/v1/graphql (SPEC.md Endpoints). It
+// reads what the REST lists read — tasks, process instances, incidents, in
+// the same shapes and with the same `{items, nextCursor}` paging — and has
+// one mutation, completeTask, which is free (SPEC.md Limits) and otherwise
+// behaves exactly like POST /api/v1/tasks/{id}/complete.
+export const typeDefs = /* GraphQL */ `
+  "Any JSON value; variables are JSON objects of name to value."
+  scalar JSON
+
+  "CREATED: waiting for a person. FAILED: its job ran out of retries and the instance is in INCIDENT."
+  enum TaskState {
+    CREATED
+    FAILED
+  }
+
+  enum ProcessInstanceState {
+    ACTIVE
+    COMPLETED
+    TERMINATED
+    INCIDENT
+  }
+
+  "RESOLVED: the record was closed (PATCH); the instance itself stays INCIDENT."
+  enum IncidentState {
+    OPEN
+    RESOLVED
+  }
+
+  "A human task: a userTask job waiting for a person."
+  type Task {
+    id: ID!
+    elementId: String!
+    elementInstanceKey: ID!
+    processInstanceKey: ID!
+    bpmnProcessId: String!
+    version: Int!
+    assignee: String
+    state: TaskState!
+    customHeaders: JSON!
+    "ISO 8601."
+    createdAt: String!
+    "The variables the task sees (its scope chain)."
+    variables: JSON
+    processInstance: ProcessInstance
+  }
+
+  type ProcessInstance {
+    processInstanceKey: ID!
+    bpmnProcessId: String!
+    version: Int!
+    state: ProcessInstanceState!
+    "Root-scope variables."
+    variables: JSON!
+    parentProcessInstanceKey: ID
+    createdAt: String!
+    updatedAt: String!
+    endedAt: String
+    "Its incidents, open and resolved (up to 1,000)."
+    incidents: [Incident!]!
+    "Its open human tasks (up to 1,000)."
+    tasks: [Task!]!
+  }
+
+  type Incident {
+    id: ID!
+    processInstanceKey: ID!
+    elementId: String!
+    elementInstanceKey: ID!
+    jobKey: ID
+    type: String!
+    message: String!
+    state: IncidentState!
+    createdAt: String!
+    resolvedAt: String
+    processInstance: ProcessInstance
+  }
+
+  type TaskPage {
+    items: [Task!]!
+    "Pass as cursor for the next page; null on the last one."
+    nextCursor: String
+  }
+
+  type ProcessInstancePage {
+    items: [ProcessInstance!]!
+    nextCursor: String
+  }
+
+  type IncidentPage {
+    items: [Incident!]!
+    nextCursor: String
+  }
+
+  type TaskCompletion {
+    id: ID!
+    completed: Boolean!
+  }
+
+  type Query {
+    "Human tasks, oldest first: open ones (CREATED) unless state is FAILED. limit 1..1000, default 50."
+    tasks(state: TaskState, assignee: String, processInstanceKey: ID, bpmnProcessId: String, limit: Int, cursor: String): TaskPage!
+    "One task with its variables; a NOT_FOUND error when it is gone."
+    task(id: ID!): Task
+    "Process instances, oldest first. limit 1..1000, default 50."
+    processInstances(state: ProcessInstanceState, bpmnProcessId: String, limit: Int, cursor: String): ProcessInstancePage!
+    "One process instance; a NOT_FOUND error when there is none."
+    processInstance(key: ID!): ProcessInstance
+    "Incidents, oldest first. limit 1..1000, default 50."
+    incidents(state: IncidentState, processInstanceKey: ID, limit: Int, cursor: String): IncidentPage!
+  }
+
+  type Mutation {
+    "Completes a human task, merging variables (a JSON object) into its instance. Free of charge, unlike the REST route."
+    completeTask(id: ID!, variables: JSON): TaskCompletion!
+  }
+`;

@@ -1,0 +1,106 @@
+// Per-account rate limits (DESIGN §5): every authenticated request takes a
+// token from its account's bucket, so an API key and the short-lived tokens
+// minted from it share one budget, and rotating the key does not reset it.
+// An empty bucket is a 429 problem with Retry-After. Buckets live in Redis
+// when there is one (shared by all API pods) and in this process otherwise.
+// The limit protects the service, it is not a dependency of it: when Redis
+// does not answer, requests pass (and the log says so).
+import type { FastifyInstance } from 'fastify';
+import { z } from 'zod';
+import { ApiError } from '../problem.ts';
+import { LocalTokenBuckets, RedisTokenBuckets, type TokenBuckets } from './rate-limit-buckets.ts';
+
+export const rateLimitOptions = z.object({
+  /** Sustained requests per second per account; 0 turns the limit off. */
+  perSecond: z.number().min(0).default(1_000),
+  /** Requests an account may make at once after a quiet spell. */
+  burst: z.number().int().min(1).default(2_000),
+  /** Absent: buckets in this process. */
+  redisUrl: z.string().regex(/^rediss?:\/\//, 'must be a redis:// or rediss:// URL').optional(),
+  /** Same prefix as the queues', so one installation's keys sit together. */
+  prefix: z.string().regex(/^[^{}\s]*$/, 'must not contain "{", "}" or whitespace').default('orca:'),
+  /** How long a bucket lookup may take before the request passes unlimited. */
+  redisTimeoutMs: z.number().int().min(1).default(500),
+});
+
+export type RateLimitOptions = z.input<typeof rateLimitOptions>;
+
+const blankAsUndefined = (value: string | undefined) => (value === undefined || value.trim() === '' ? undefined : value.trim());
+
+/**
+ * Options from the environment: ORCA_RATE_LIMIT_PER_SECOND,
+ * ORCA_RATE_LIMIT_BURST, REDIS_URL, ORCA_REDIS_PREFIX. Throws one message
+ * naming every bad value.
+ */
+export function rateLimitOptionsFromEnv(env: Record<string, string | undefined>): z.output<typeof rateLimitOptions> {
+  const number = (name: string) => {
+    const text = blankAsUndefined(env[name]);
+    return text === undefined ? undefined : Number(text);
+  };
+  const parsed = rateLimitOptions.safeParse({
+    perSecond: number('ORCA_RATE_LIMIT_PER_SECOND'),
+    burst: number('ORCA_RATE_LIMIT_BURST'),
+    redisUrl: blankAsUndefined(env.REDIS_URL),
+    prefix: blankAsUndefined(env.ORCA_REDIS_PREFIX),
+  });
+  if (parsed.success) return parsed.data;
+  const names: Record<string, string> = { perSecond: 'ORCA_RATE_LIMIT_PER_SECOND', burst: 'ORCA_RATE_LIMIT_BURST', redisUrl: 'REDIS_URL', prefix: 'ORCA_REDIS_PREFIX' };
+  throw new Error(`invalid rate limit configuration: ${parsed.error.issues.map((i) => `${names[String(i.path[0])] ?? i.path.join('.')}: ${i.message}`).join('; ')}`);
+}
+
+async function openBuckets(options: z.output<typeof rateLimitOptions>): Promise<TokenBuckets> {
+  const limits = { perSecond: options.perSecond, burst: options.burst };
+  if (!options.redisUrl) return new LocalTokenBuckets(limits);
+  // Loaded only when used, like the queues' client: the embedded default never needs it.
+  const { Redis } = await import('ioredis');
+  const redis = new Redis(options.redisUrl, {
+    connectionName: 'orca-rate-limit',
+    lazyConnect: true,
+    // While Redis is away, fail at once (and let the request pass) rather than queue behind a reconnect.
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 0,
+    commandTimeout: options.redisTimeoutMs,
+  });
+  // Errors surface on the calls; without a listener ioredis would print each reconnect attempt.
+  redis.on('error', () => {});
+  try {
+    await redis.connect();
+  } catch (error) {
+    redis.disconnect();
+    throw new Error(`rate limit: cannot reach Redis: ${(error as Error).message}`, { cause: error });
+  }
+  return new RedisTokenBuckets(redis, options.prefix, limits);
+}
+
+/**
+ * Adds the limit as a preHandler. Register it after the auth hook: it keys
+ * on request.account, which only authenticated routes have.
+ */
+export async function registerRateLimit(app: FastifyInstance, input: RateLimitOptions | false = {}): Promise<void> {
+  if (input === false) return;
+  const options = rateLimitOptions.parse(input);
+  if (options.perSecond === 0) return;
+  const buckets = await openBuckets(options);
+  app.addHook('onClose', async () => buckets.close());
+  let lastWarning = 0;
+
+  app.addHook('preHandler', async (request) => {
+    if (request.routeOptions.config?.auth !== 'apiKey' || request.account === '') return;
+    let take;
+    try {
+      take = await buckets.take(request.account);
+    } catch (error) {
+      // Once a minute is enough to tell the operator; the limit is off until Redis answers.
+      if (Date.now() - lastWarning > 60_000) {
+        lastWarning = Date.now();
+        request.log.warn({ err: error }, 'rate limit: Redis did not answer; requests pass unlimited');
+      }
+      return;
+    }
+    if (take.allowed) return;
+    const seconds = Math.max(1, Math.ceil(take.retryAfterMs / 1000));
+    throw new ApiError('RATE_LIMITED', `This account may make ${options.perSecond} requests per second (bursts of ${options.burst}); retry in ${seconds} s.`, {
+      retryAfterSeconds: seconds,
+    });
+  });
+}

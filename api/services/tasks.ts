@@ -1,0 +1,130 @@
+// Human tasks (the `userTask` jobs), shared by REST and GraphQL so both
+// answer the same way: listing, reading, claiming, assigning and completing.
+// Only the credit charge differs (SPEC.md: REST completion costs 1 credit,
+// GraphQL completeTask is free), so it is the caller's choice.
+import { EngineError } from '../../engine/partition/index.ts';
+import { visibleVariables, type Variables } from '../../engine/runtime/index.ts';
+import type { Page, TaskRecord } from '../../engine/store/index.ts';
+import type { ApiContext } from '../context.ts';
+import { ApiError } from '../problem.ts';
+import { readPage } from './pages.ts';
+
+export type TaskState = 'CREATED' | 'FAILED';
+
+export interface TaskView {
+  id: string;
+  elementId: string;
+  elementInstanceKey: string;
+  processInstanceKey: string;
+  bpmnProcessId: string;
+  version: number;
+  assignee: string | null;
+  /** CREATED: waiting for a person; FAILED: its job ran out of retries (the instance is in INCIDENT). */
+  state: TaskState;
+  customHeaders: Record<string, string>;
+  createdAt: string;
+  /** The variables the task sees (its scope chain); on single reads only. */
+  variables?: Variables;
+}
+
+export interface TaskListFilter {
+  assignee?: string;
+  assigned?: boolean;
+  processInstanceKey?: string;
+  bpmnProcessId?: string;
+  state?: TaskState;
+  limit?: number;
+  cursor?: string;
+}
+
+export function taskView(task: TaskRecord, variables?: Variables): TaskView {
+  return {
+    id: task.key,
+    elementId: task.elementId,
+    elementInstanceKey: task.elementInstanceKey,
+    processInstanceKey: task.instanceKey,
+    bpmnProcessId: task.bpmnProcessId,
+    version: task.processVersion,
+    assignee: task.assignee,
+    state: task.jobState === 'FAILED' ? 'FAILED' : 'CREATED',
+    customHeaders: { ...task.customHeaders },
+    createdAt: task.createdAt.toISOString(),
+    ...(variables === undefined ? {} : { variables }),
+  };
+}
+
+function notFound(taskKey: string): ApiError {
+  return new ApiError('NOT_FOUND', `Task '${taskKey}' not found: it was completed or cancelled, or never existed.`);
+}
+
+export async function listTasks(ctx: ApiContext, account: string, filter: TaskListFilter = {}): Promise<Page<TaskView>> {
+  const page = await readPage(() =>
+    ctx.engine.store.tasks.listTasks(account, {
+      assignee: filter.assignee,
+      assigned: filter.assigned,
+      instanceKey: filter.processInstanceKey,
+      bpmnProcessId: filter.bpmnProcessId,
+      state: filter.state === 'FAILED' ? 'failed' : 'open',
+      limit: filter.limit,
+      cursor: filter.cursor,
+    }),
+  );
+  return { items: page.items.map((t) => taskView(t)), nextCursor: page.nextCursor };
+}
+
+/** The task with the variables it sees; 404 when the account has no such task. */
+export async function getTask(ctx: ApiContext, account: string, taskKey: string): Promise<TaskView> {
+  const task = await ctx.engine.store.tasks.getTask(account, taskKey);
+  if (task === null) throw notFound(taskKey);
+  const instance = await ctx.engine.store.instances.getInstance(account, task.instanceKey);
+  const variables = instance === null ? {} : visibleVariables(instance.document, task.elementInstanceKey);
+  return taskView(task, { ...variables });
+}
+
+/** Takes the task for `assignee`; 409 when someone else holds it (claiming one's own task again is fine). */
+export async function claimTask(ctx: ApiContext, account: string, taskKey: string, assignee: string): Promise<TaskView> {
+  const outcome = await ctx.engine.store.tasks.claimTask(account, taskKey, assignee);
+  if (outcome === null) throw notFound(taskKey);
+  if (outcome.status === 'held-by-other') {
+    throw new ApiError('CONFLICT', `Task '${taskKey}' is already claimed by '${outcome.task.assignee}'; assign it instead to take it over.`, {
+      assignee: outcome.task.assignee,
+    });
+  }
+  return taskView(outcome.task);
+}
+
+/** Gives the task to `assignee` whoever held it; null takes it back to the pool. */
+export async function assignTask(ctx: ApiContext, account: string, taskKey: string, assignee: string | null): Promise<TaskView> {
+  const task = await ctx.engine.store.tasks.assignTask(account, taskKey, assignee);
+  if (task === null) throw notFound(taskKey);
+  return taskView(task);
+}
+
+/**
+ * Completes the task with `variables`, charging 1 credit first when asked
+ * (402 and nothing happens without credits). The charge is refunded when the
+ * completion is refused; not after a timeout, because the command is then
+ * still queued for the partition leader and will most likely be applied.
+ */
+export async function completeTask(
+  ctx: ApiContext,
+  account: string,
+  taskKey: string,
+  variables: Variables | undefined,
+  options: { charge: boolean },
+): Promise<void> {
+  // Check first, so a gone task is a plain 404 without a charge and a refund.
+  const task = await ctx.engine.store.tasks.getTask(account, taskKey);
+  if (task === null) throw notFound(taskKey);
+  if (task.jobState === 'FAILED') {
+    throw new ApiError('CONFLICT', `Task '${taskKey}' failed for good and its instance is in INCIDENT; it cannot be completed (start a new instance).`);
+  }
+  const undo = options.charge ? await ctx.credits.charge(account, 1, 'task-completion', taskKey) : undefined;
+  try {
+    await ctx.engine.completeJob(account, taskKey, variables);
+  } catch (err) {
+    if (undo !== undefined && !(err instanceof EngineError && err.code === 'TIMEOUT')) await undo();
+    if (err instanceof EngineError && err.code === 'NOT_FOUND') throw notFound(taskKey);
+    throw err;
+  }
+}
