@@ -1,7 +1,7 @@
 // The HTTP server: fastify with problem+json errors, API-key auth, raw XML
 // and multipart bodies, and one module per resource family under routes/.
 import multipart from '@fastify/multipart';
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import type { ApiContext } from './context.ts';
 import { registerAuth } from './plugins/auth.ts';
 import { registerErrorHandling } from './plugins/errors.ts';
@@ -21,7 +21,7 @@ export async function buildServer(ctx: ApiContext, options: ServerOptions = {}):
     logger: options.logger ?? false,
     bodyLimit: ctx.config.bodyLimit,
     // Keys and tokens must never reach the logs.
-    disableRequestLogging: true,
+    logController: new LogController({ disableRequestLogging: true }),
     // graceful-shutdown.ts answers requests that arrive while closing, as problem+json.
     return503OnClosing: false,
   });

@@ -8,9 +8,9 @@ const USAGE = `Usage:
   orca validate FILE...                      check BPMN models; lists every problem, exit 1 if any
   orca simulate FILE [--process ID] [--vars JSON] [--job TYPE=JSON]...
                                              run one instance in-process, completing each job it meets
-  orca start [--role all|api|engine] [--partitions N]
-                                             run the engine (embedded PGlite + in-process queues unless
-                                             DATABASE_URL / REDIS_URL are set); the REST API comes next
+  orca start [--role all|api|engine] [--partitions N] [--port N]
+                                             run Orca: the REST API on PORT (default 8080) and the engine;
+                                             embedded PGlite + in-process queues unless DATABASE_URL / REDIS_URL
 `;
 
 async function main(argv: string[]): Promise<number> {
