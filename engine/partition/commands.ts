@@ -7,7 +7,9 @@ export type EngineCommand =
   | { kind: 'start'; account: string; bpmnProcessId: string; variables: Variables }
   | { kind: 'completeJob'; account: string; jobKey: string; variables?: Variables }
   | { kind: 'failJob'; account: string; jobKey: string; retries: number; errorMessage?: string }
-  | { kind: 'cancel'; account: string; instanceKey: string };
+  | { kind: 'cancel'; account: string; instanceKey: string }
+  /** A new version was deployed: (re)arm its timer start events, withdrawing the previous version's. */
+  | { kind: 'scheduleStartTimers'; account: string; bpmnProcessId: string; version: number };
 
 export interface StartedInstance {
   processInstanceKey: string;

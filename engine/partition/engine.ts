@@ -149,6 +149,15 @@ function engineApi(parts: { store: Store; queues: Queues; models: ModelCache; sh
         ),
       );
       models.invalidate(account);
+      // A new version (re)arms its timer start events and withdraws the previous version's,
+      // on the partition that owns this process's start timers.
+      for (const r of results) {
+        const process = compiled.model.processes.find((p) => p.id === r.bpmnProcessId)!;
+        const hasTimerStart = process.startEvents.some((id) => process.elements[id].eventDefinition?.kind === 'timer');
+        if (!r.isNew || (!hasTimerStart && r.version === 1)) continue;
+        const partition = hashToPartition(`${account}\u0000${r.bpmnProcessId}`, partitions);
+        await send(partition, { kind: 'scheduleStartTimers', account, bpmnProcessId: r.bpmnProcessId, version: r.version }, `${account}:start-timers:${r.bpmnProcessId}:${r.version}`);
+      }
       return results.map((r) => ({ bpmnProcessId: r.bpmnProcessId, version: r.version, isNew: r.isNew }));
     },
 

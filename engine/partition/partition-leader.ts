@@ -9,10 +9,12 @@
 // Postgres, rebuilds its queues) before it applies anything else, and it
 // does the same when the flush marker says Redis lost its data.
 import { apply } from '../runtime/apply.ts';
+import { startTimersOf } from '../runtime/start-timers.ts';
+import { nextDue } from '../runtime/timer/index.ts';
 import { visibleVariables } from '../runtime/behavior/variables.ts';
 import type { ApplyContext, ApplyResult, Command, JobOffer, ProcessInstance } from '../runtime/types.ts';
 import type { QueuedJob, Queues, StoredJob } from '../queue/index.ts';
-import type { Batch, JobWrite, Store } from '../store/index.ts';
+import type { Batch, JobWrite, Store, TimerWrite } from '../store/index.ts';
 import { StaleEpochError } from '../store/index.ts';
 import type { CommandReply, EngineCommand } from './commands.ts';
 import { NO_FLUSH_MARKER, type FlushMarker } from './flush-marker.ts';
@@ -36,7 +38,8 @@ interface Hot {
 /** Work for an instance that does not come from the stream: timers, parent/child messages, child starts. */
 type Internal =
   | { kind: 'command'; account: string; instanceKey: string; command: Command }
-  | { kind: 'startChild'; account: string; parentKey: string; effect: Extract<ApplyResult & { ok: true }, { ok: true }>['effects'][number] & { type: 'startChild' } };
+  | { kind: 'startChild'; account: string; parentKey: string; effect: Extract<ApplyResult & { ok: true }, { ok: true }>['effects'][number] & { type: 'startChild' } }
+  | { kind: 'startTimer'; timer: ArmedTimer };
 
 /** What one batch writes, and what it does once committed. */
 class BatchWork {
@@ -87,7 +90,11 @@ export class PartitionLeader {
     this.keys = new KeyGenerator(options.partition, options.epoch);
     this.marker = options.marker ?? NO_FLUSH_MARKER;
     this.wheel = new TimerWheel((timer) =>
-      this.internal.push({ kind: 'command', account: timer.account, instanceKey: timer.instanceKey, command: { type: 'fireTimer', timerKey: timer.key } }),
+      this.internal.push(
+        timer.start !== undefined
+          ? { kind: 'startTimer', timer }
+          : { kind: 'command', account: timer.account, instanceKey: timer.instanceKey!, command: { type: 'fireTimer', timerKey: timer.key } },
+      ),
     );
   }
 
@@ -164,6 +171,10 @@ export class PartitionLeader {
     await queues.jobs.rebuild(this.partition, stored);
     for (const timer of await store.timers.loadDueTimers(this.partition, new Date('9999-12-31T00:00:00Z'), { limit: 100_000 })) {
       if (timer.instanceKey) this.wheel.arm({ key: timer.key, account: timer.account, instanceKey: timer.instanceKey, dueAt: timer.dueAt.getTime() });
+      else {
+        const start = { bpmnProcessId: timer.bpmnProcessId, version: timer.processVersion, elementId: timer.elementId, schedule: timer.schedule, firedCount: timer.firedCount };
+        this.wheel.arm({ key: timer.key, account: timer.account, dueAt: timer.dueAt.getTime(), start });
+      }
     }
     this.lastId = '0';
   }
@@ -304,7 +315,50 @@ export class PartitionLeader {
         if (hot === undefined) return { ok: false, code: 'NOT_FOUND', message: `Process instance '${command.instanceKey}' not found.` };
         return this.applyTo(hot, { type: 'cancel' }, work);
       }
+      case 'scheduleStartTimers':
+        return this.scheduleStartTimers(command.account, command.bpmnProcessId, command.version, work);
     }
+  }
+
+  /** Replaces the armed timer start events of a process with those of `version` (DESIGN: one partition owns a process's start timers). */
+  private async scheduleStartTimers(account: string, bpmnProcessId: string, version: number, work: BatchWork): Promise<CommandReply> {
+    const model = await this.options.models.process(account, bpmnProcessId, version);
+    if (model === undefined) return { ok: false, code: 'NOT_FOUND', message: `No version ${version} of process '${bpmnProcessId}' is deployed.` };
+    const starts = startTimersOf(model, Date.now());
+    if (!starts.ok) return { ok: false, code: 'INVALID_ARGUMENT', message: starts.error };
+    const armed = this.wheel.startTimersOf(account, bpmnProcessId);
+    // A replayed schedule of an older version never replaces a newer one's.
+    if (armed.some((old) => old.start!.version > version)) return { ok: true, value: { done: true } };
+    for (const old of armed) {
+      work.batch.timersDelete!.push(old.key);
+      work.disarm.push(old.key);
+    }
+    for (const timer of starts.timers) {
+      const key = this.keys.next();
+      const start = { bpmnProcessId, version, elementId: timer.elementId, schedule: timer.schedule, firedCount: 0 };
+      work.batch.timersUpsert!.push(startTimerWrite(key, account, timer.dueAt, start));
+      work.arm.push({ key, account, dueAt: timer.dueAt, start });
+    }
+    return { ok: true, value: { done: true } };
+  }
+
+  /** A timer start event fired: start an instance at that start event, and re-arm a cycle. */
+  private async fireStartTimer(timer: ArmedTimer, work: BatchWork): Promise<void> {
+    const start = timer.start!;
+    const ctx = await this.context(timer.account, { bpmnProcessId: start.bpmnProcessId, version: start.version });
+    if (ctx !== undefined) {
+      const result = apply(null, { type: 'start', version: start.version, startEventId: start.elementId }, ctx);
+      if (result.ok) this.settle(timer.account, null, result, work);
+    }
+    const firedCount = start.firedCount + 1;
+    const next = nextDue(start.schedule, timer.dueAt, firedCount, Date.now());
+    if (next === null) {
+      work.batch.timersDelete!.push(timer.key);
+      return;
+    }
+    const again = { ...start, firedCount };
+    work.batch.timersUpsert!.push(startTimerWrite(timer.key, timer.account, next, again));
+    work.arm.push({ key: timer.key, account: timer.account, dueAt: next, start: again });
   }
 
   private async applyTo(hot: Hot, command: Command, work: BatchWork): Promise<CommandReply> {
@@ -318,6 +372,10 @@ export class PartitionLeader {
   }
 
   private async executeInternal(item: Internal, work: BatchWork): Promise<void> {
+    if (item.kind === 'startTimer') {
+      await this.fireStartTimer(item.timer, work);
+      return;
+    }
     if (item.kind === 'command') {
       const hot = await this.load(item.account, item.instanceKey);
       // A message for an instance that has ended changes nothing.
@@ -337,6 +395,7 @@ export class PartitionLeader {
         variables: effect.variables,
         version,
         parent: { instanceKey: parentKey, elementInstanceKey: effect.parentElementInstanceKey },
+        depth: effect.depth,
       },
       ctx,
     );
@@ -444,5 +503,20 @@ function jobWrite(account: string, instance: ProcessInstance, offer: JobOffer, s
     // Compiled models use prototype-less records; the SQL layer wants plain objects.
     customHeaders: { ...offer.customHeaders },
     errorMessage: errorMessage ?? null,
+  };
+}
+
+function startTimerWrite(key: string, account: string, dueAt: number, start: NonNullable<ArmedTimer['start']>): TimerWrite {
+  return {
+    key,
+    account,
+    instanceKey: null,
+    ownerKey: null,
+    bpmnProcessId: start.bpmnProcessId,
+    processVersion: start.version,
+    elementId: start.elementId,
+    dueAt: new Date(dueAt),
+    schedule: start.schedule,
+    firedCount: start.firedCount,
   };
 }

@@ -1,11 +1,16 @@
 // A leader's armed timers, in memory: one setTimeout for the earliest due
 // timer at a time. Loaded from Postgres on takeover; fired timers become
 // commands on the leader's own partition.
+import type { TimerSchedule } from '../runtime/timer/index.ts';
+
 export interface ArmedTimer {
   key: string;
   account: string;
-  instanceKey: string;
   dueAt: number;
+  /** An instance's timer (catch, boundary, event subprocess start). */
+  instanceKey?: string;
+  /** A timer start event of a deployed process version: firing starts an instance. */
+  start?: { bpmnProcessId: string; version: number; elementId: string; schedule: TimerSchedule; firedCount: number };
 }
 
 export class TimerWheel {
@@ -27,6 +32,11 @@ export class TimerWheel {
 
   get size(): number {
     return this.timers.size;
+  }
+
+  /** Armed timer start events of one process. */
+  startTimersOf(account: string, bpmnProcessId: string): ArmedTimer[] {
+    return [...this.timers.values()].filter((t) => t.account === account && t.start?.bpmnProcessId === bpmnProcessId);
   }
 
   stop(): void {

@@ -6,12 +6,11 @@
 // the state machine.
 import type { CompiledDmn } from '../dmn/index.ts';
 import { evaluateDecision } from '../dmn/index.ts';
-import { evaluateFeel } from '../feel/index.ts';
-import type { ProcessModel, ValueExpr } from '../model/types.ts';
+import type { ProcessModel } from '../model/types.ts';
 import { apply } from './apply.ts';
-import { timerText } from './behavior/timers.ts';
 import { visibleVariables } from './behavior/variables.ts';
-import { firstDue, nextDue, parseTimer, type TimerSchedule } from './timer/index.ts';
+import { startTimersOf } from './start-timers.ts';
+import { nextDue, type TimerSchedule } from './timer/index.ts';
 import type { ApplyContext, ApplyResult, Command, DecisionEvaluator, HistoryRecord, JobOffer, ProcessInstance, Variables } from './types.ts';
 
 export interface ActivatedJob extends JobOffer {
@@ -37,19 +36,6 @@ export class CommandRejected extends Error {
   ) {
     super(message);
   }
-}
-
-/**
- * The text of a timer start event. A FEEL expression is evaluated at deploy
- * time without variables, as Camunda 8 does (`=now() + duration("PT1M")`).
- */
-function startTimerText(id: string, expr: ValueExpr): string {
-  if (expr.kind === 'literal') return expr.value;
-  const result = evaluateFeel(expr.source, {});
-  const text = result.ok ? timerText(result.value) : undefined;
-  if (text !== undefined) return text;
-  const why = result.ok ? 'it gave no string, duration or date and time' : result.error;
-  throw new CommandRejected('INVALID_ARGUMENT', `Timer start event '${id}': the expression '${expr.source}' could not be evaluated at deploy time: ${why}.`);
 }
 
 interface ScheduledTimer {
@@ -90,13 +76,10 @@ export class InMemoryEngine {
     const version = (this.models.get(process.id)?.version ?? 0) + 1;
     this.models.set(process.id, { model: process, version });
     for (const [key, timer] of this.timers) if (timer.start?.bpmnProcessId === process.id) this.timers.delete(key);
-    for (const id of process.startEvents) {
-      const timer = process.elements[id].eventDefinition?.timer;
-      if (timer === undefined) continue;
-      const parsed = parseTimer(timer.type, startTimerText(id, timer.expr));
-      if (!parsed.ok) throw new CommandRejected('INVALID_ARGUMENT', `Timer start event '${id}': ${parsed.error}`);
-      const dueAt = firstDue(parsed.schedule, this.now());
-      this.timers.set(this.nextKey(), { dueAt, start: { bpmnProcessId: process.id, elementId: id, schedule: parsed.schedule, fired: 0 } });
+    const starts = startTimersOf(process, this.now());
+    if (!starts.ok) throw new CommandRejected('INVALID_ARGUMENT', starts.error);
+    for (const { elementId, schedule, dueAt } of starts.timers) {
+      this.timers.set(this.nextKey(), { dueAt, start: { bpmnProcessId: process.id, elementId, schedule, fired: 0 } });
     }
     return version;
   }

@@ -139,3 +139,24 @@ describe('recovery', () => {
     }
   });
 });
+
+describe('timer start events', () => {
+  it('start instances on their cycle, and a new version replaces the schedule', async () => {
+    const ticking = (cycle: string, type: string) =>
+      processXml(
+        'ticker',
+        `<bpmn:startEvent id="every"><bpmn:timerEventDefinition><bpmn:timeCycle>${cycle}</bpmn:timeCycle></bpmn:timerEventDefinition></bpmn:startEvent>` +
+          service('t', type) + end() + flow('f1', 'every', 't') + flow('f2', 't', 'end'),
+      );
+    await engine.deploy('acct-tick', ticking('R2/PT0.2S', 'tick'), 'ticker.bpmn');
+    const first = await activateOne(engine, 'tick', 'acct-tick');
+    const second = await activateOne(engine, 'tick', 'acct-tick');
+    expect(first.processInstanceKey).not.toBe(second.processInstanceKey);
+    // A new version with another cycle and job type: the old schedule is withdrawn.
+    await engine.deploy('acct-tick', ticking('R1/PT0.2S', 'tock'), 'ticker.bpmn');
+    const third = await activateOne(engine, 'tock', 'acct-tick');
+    expect(third.processDefinitionVersion).toBe(2);
+    const page = await engine.store.instances.listInstances('acct-tick', {});
+    expect(page.items).toHaveLength(3);
+  });
+});
