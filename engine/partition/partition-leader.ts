@@ -51,6 +51,8 @@ class BatchWork {
   readonly disarm: string[] = [];
   readonly replies: { commandKey: string; result: unknown }[] = [];
   readonly ended: string[] = [];
+  /** Instances whose waiting jobs must see their new variables (instance key → account). */
+  readonly changed = new Map<string, string>();
 
   constructor(partition: number, epoch: number) {
     this.batch = { partition, epoch, instances: [], jobsUpsert: [], jobsDelete: [], timersUpsert: [], timersDelete: [], incidentsInsert: [], history: [], commands: [] };
@@ -242,6 +244,7 @@ export class PartitionLeader {
     await store.commitBatch(work.batch);
     // Committed: now, and only now, the world may see it.
     if (work.push.length > 0) await queues.jobs.push(work.push);
+    await this.refreshWaitingJobs(work);
     for (const job of work.requeue) await queues.jobs.requeue(job);
     const byAccount = new Map<string, string[]>();
     for (const { account, jobKey } of work.remove) (byAccount.get(account) ?? byAccount.set(account, []).get(account)!).push(jobKey);
@@ -340,6 +343,24 @@ export class PartitionLeader {
       work.arm.push({ key, account, dueAt: timer.dueAt, start });
     }
     return { ok: true, value: { done: true } };
+  }
+
+  /**
+   * Jobs still waiting in an instance whose variables this batch changed get
+   * their queued variables refreshed, so a worker activating them sees the
+   * variables as they are at activation (jobs created in this batch were
+   * pushed with current ones).
+   */
+  private async refreshWaitingJobs(work: BatchWork): Promise<void> {
+    const fresh = new Set(work.push.map((j) => j.key));
+    for (const [instanceKey, account] of work.changed) {
+      const instance = this.hot.get(instanceKey)?.instance;
+      if (instance === undefined) continue;
+      for (const job of Object.values(instance.jobs)) {
+        if (job.state !== 'ACTIVATABLE' || fresh.has(job.key)) continue;
+        await this.options.queues.jobs.updateVariables(account, job.key, { ...visibleVariables(instance, job.elementInstanceKey) });
+      }
+    }
   }
 
   /** A timer start event fired: start an instance at that start event, and re-arm a cycle. */
@@ -469,6 +490,7 @@ export class PartitionLeader {
       }
     }
     if (instance.state === 'COMPLETED' || instance.state === 'TERMINATED') work.ended.push(instance.key);
+    else if (records.some((r) => r.type === 'JOB_COMPLETED' || r.type === 'DECISION_EVALUATED' || r.type === 'ELEMENT_COMPLETED')) work.changed.set(instance.key, account);
   }
 }
 

@@ -160,3 +160,19 @@ describe('timer start events', () => {
     expect(page.items).toHaveLength(3);
   });
 });
+
+describe('variables at activation time', () => {
+  it('a job waiting in one branch sees what the other branch wrote before it was activated', async () => {
+    const xml = processXml(
+      'branches',
+      start() + '<bpmn:parallelGateway id="fork"/>' + service('a', 'first') + service('b', 'second') + end('ea') + end('eb') +
+        flow('f0', 'start', 'fork') + flow('f1', 'fork', 'a') + flow('f2', 'fork', 'b') + flow('f3', 'a', 'ea') + flow('f4', 'b', 'eb'),
+    );
+    await engine.deploy('acct-vars', xml, 'branches.bpmn');
+    await engine.startInstance('acct-vars', 'branches', { n: 1 });
+    const first = await activateOne(engine, 'first', 'acct-vars');
+    await engine.completeJob('acct-vars', first.key, { fromFirst: 'yes' });
+    const second = await activateOne(engine, 'second', 'acct-vars');
+    expect(second.variables).toEqual({ n: 1, fromFirst: 'yes' });
+  });
+});
