@@ -3,6 +3,7 @@
 // partitions that are free or whose leader stopped renewing (crashed), up to
 // a fair share of the partitions among the shards it can see leading.
 // A renewal that fails means someone else leads now: that leader stops.
+import { randomInt } from 'node:crypto';
 import type { Queues } from '../queue/index.ts';
 import type { Store } from '../store/index.ts';
 import type { FlushMarker } from './flush-marker.ts';
@@ -26,6 +27,7 @@ export class Shard {
   private timer: NodeJS.Timeout | undefined;
   private ticking: Promise<void> | undefined;
   private stopped = false;
+  private presence: { id: number; epoch: number } | undefined;
 
   constructor(private readonly options: ShardOptions) {}
 
@@ -56,20 +58,32 @@ export class Shard {
       await this.options.store.leases.releaseLease(partition, this.options.owner, leader.epoch).catch(() => false);
     }
     this.leaders.clear();
+    if (this.presence !== undefined) await this.options.store.leases.releaseLease(this.presence.id, this.options.owner, this.presence.epoch).catch(() => false);
   }
 
   private async tick(): Promise<void> {
     const { store, owner, leaseMs, partitions } = this.options;
     try {
+      await this.announce();
       for (const [partition, leader] of [...this.leaders]) {
         if (!(await store.leases.renewLease(partition, owner, leader.epoch, leaseMs))) await this.drop(partition);
       }
       const leases = await store.leases.listLeases();
       // `expired` is judged by the database clock, so shards with skewed clocks agree.
+      // Presence rows (negative ids) count every live shard, including ones that lead nothing yet.
       const live = new Set(leases.filter((l) => l.leader && !l.expired).map((l) => l.leader));
       live.add(owner);
       const share = Math.ceil(partitions / live.size);
-      const heldByOthers = new Set(leases.filter((l) => l.leader && l.leader !== owner && !l.expired).map((l) => l.partition));
+      // Over our fair share because a shard joined: hand one partition over per tick, so
+      // ownership moves gradually and the newcomer takes it on its next tick.
+      if (this.leaders.size > share) {
+        const give = Math.max(...this.leaders.keys());
+        const leader = this.leaders.get(give)!;
+        await this.drop(give);
+        await store.leases.releaseLease(give, owner, leader.epoch);
+        return;
+      }
+      const heldByOthers = new Set(leases.filter((l) => l.partition >= 0 && l.leader && l.leader !== owner && !l.expired).map((l) => l.partition));
       for (let p = 0; p < partitions && this.leaders.size < share && !this.stopped; p++) {
         if (this.leaders.has(p) || heldByOthers.has(p)) continue;
         const lease = await store.leases.acquireLease(p, owner, leaseMs);
@@ -80,6 +94,24 @@ export class Shard {
       }
     } catch {
       // The store is unreachable: keep what we have; renewals decide on the next tick.
+    }
+  }
+
+  /**
+   * Keeps this shard's presence lease alive: a row in the leases table with
+   * a negative id of its own, so other shards count it before it leads
+   * anything and hand partitions over.
+   */
+  private async announce(): Promise<void> {
+    const { store, owner, leaseMs } = this.options;
+    if (this.presence !== undefined && (await store.leases.renewLease(this.presence.id, owner, this.presence.epoch, leaseMs))) return;
+    for (let attempt = 0; attempt < 5; attempt++) {
+      const id = -1 - randomInt(2 ** 30);
+      const lease = await store.leases.acquireLease(id, owner, leaseMs);
+      if (lease !== null) {
+        this.presence = { id, epoch: lease.epoch };
+        return;
+      }
     }
   }
 

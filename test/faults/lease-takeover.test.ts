@@ -43,7 +43,7 @@ faultSuite('fault: a shard whose lease was taken over cannot commit', () => {
   it('the old leader\'s next commit fails with StaleEpochError, writes nothing, and it stops leading', async () => {
     const before = await engine.startInstance(ACCOUNT, 'one', {}, { commandKey: 'before' });
     expect(engine.ownedPartitions()).toEqual([0]);
-    const [lease] = await engine.store.leases.listLeases();
+    const lease = (await engine.store.leases.listLeases()).find((l) => l.partition === 0)!;
     const oldEpoch = lease.epoch;
 
     // Another shard takes the partition over: the lease expires (as when renewals stall), then it acquires it.
@@ -69,7 +69,7 @@ faultSuite('fault: a shard whose lease was taken over cannot commit', () => {
     expect((await storedResults(fixture.config.schema!, [`${ACCOUNT}:after-takeover`])).size).toBe(0);
     // And the shard no longer leads the partition (bounded wait).
     await waitFor(() => (engine.ownedPartitions().length === 0 ? true : undefined), 'the old shard to stop leading');
-    const [now] = await engine.store.leases.listLeases();
+    const now = (await engine.store.leases.listLeases()).find((l) => l.partition === 0)!;
     expect(now).toMatchObject({ leader: 'intruder', epoch: oldEpoch + 1 });
 
     // The intruder goes away; a new shard leads, replays the uncommitted start once, and the retry gets its result.
