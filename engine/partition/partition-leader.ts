@@ -11,6 +11,7 @@
 import { apply } from '../runtime/apply.ts';
 import { startTimersOf } from '../runtime/start-timers.ts';
 import { nextDue } from '../runtime/timer/index.ts';
+import { jobOffer } from '../runtime/behavior/job.ts';
 import { visibleVariables } from '../runtime/behavior/variables.ts';
 import type { ApplyContext, ApplyResult, Command, JobOffer, ProcessInstance } from '../runtime/types.ts';
 import type { QueuedJob, Queues, StoredJob } from '../queue/index.ts';
@@ -436,7 +437,7 @@ export class PartitionLeader {
         batch.incidentsInsert!.push({ key: incident.key, account, instanceKey: instance.key, elementId: incident.elementId, elementInstanceKey: incident.elementInstanceKey, jobKey: incident.jobKey ?? null, type: incident.type, message: incident.message });
         if (incident.jobKey !== undefined) {
           const job = instance.jobs[incident.jobKey];
-          if (job !== undefined) batch.jobsUpsert!.push(jobWrite(account, instance, { ...offerOf(instance, job.key)!, retries: 0 }, 'FAILED', job.errorMessage));
+          if (job !== undefined) batch.jobsUpsert!.push(jobWrite(account, instance, { ...jobOffer(instance, job), retries: 0 }, 'FAILED', job.errorMessage));
           work.remove.push({ account, jobKey: incident.jobKey });
         }
       } else if (record.type === 'JOB_COMPLETED') {
@@ -492,22 +493,6 @@ export class PartitionLeader {
     if (instance.state === 'COMPLETED' || instance.state === 'TERMINATED') work.ended.push(instance.key);
     else if (records.some((r) => r.type === 'JOB_COMPLETED' || r.type === 'DECISION_EVALUATED' || r.type === 'ELEMENT_COMPLETED')) work.changed.set(instance.key, account);
   }
-}
-
-function offerOf(instance: ProcessInstance, jobKey: string): JobOffer | undefined {
-  const job = instance.jobs[jobKey];
-  if (job === undefined) return undefined;
-  return {
-    key: job.key,
-    type: job.type,
-    retries: job.retries,
-    processInstanceKey: instance.key,
-    bpmnProcessId: instance.bpmnProcessId,
-    processDefinitionVersion: instance.version,
-    elementId: job.elementId,
-    elementInstanceKey: job.elementInstanceKey,
-    customHeaders: job.customHeaders,
-  };
 }
 
 function jobWrite(account: string, instance: ProcessInstance, offer: JobOffer, state: JobWrite['state'], errorMessage?: string): JobWrite {
