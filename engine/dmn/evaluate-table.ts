@@ -21,6 +21,11 @@ export function evaluateTable(table: CompiledDecisionTable, context: FeelContext
   for (let i = 0; i < inputs.length; i++) {
     const input = inputs[i];
     if (input.variable !== undefined) {
+      // A missing input is a modelling or data error the caller must see (an
+      // incident), not a silent null that quietly matches no rule.
+      if (!Object.prototype.hasOwnProperty.call(context, input.variable)) {
+        return { ok: false, error: `input '${input.label}' (column ${i + 1}) reads variable '${input.variable}', which is not set` };
+      }
       const value = context[input.variable];
       // FEEL hands these back unchanged; objects, dates and absent names still go through FEEL.
       if (typeof value === 'string' || typeof value === 'boolean' || (typeof value === 'number' && Number.isFinite(value))) {

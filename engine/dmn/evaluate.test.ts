@@ -75,8 +75,14 @@ describe('hit policy FIRST', () => {
     expect(result(model, 'f', { score: -1 })).toBeNull();
   });
 
-  it('treats a missing input as null, which matches no comparison', () => {
-    expect(result(model, 'f', {})).toBeNull();
+  it('refuses a missing input variable with an error naming it (issue: never a silent skip)', () => {
+    const outcome = evaluateDecision(model, 'f', {});
+    expect(outcome.ok).toBe(false);
+    if (!outcome.ok) expect(outcome.error).toContain("variable 'score', which is not set");
+  });
+
+  it('treats an input variable that is set to null as null, which matches no comparison', () => {
+    expect(result(model, 'f', { score: null })).toBeNull();
   });
 });
 

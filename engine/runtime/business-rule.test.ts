@@ -38,6 +38,17 @@ describe('business-rule task with a called decision', () => {
     expect(engine.activate('after', 5).map((j) => j.variables.rate)).toEqual([0.2, 0]);
   });
 
+  it('raises an incident naming the variable when a decision input is missing', () => {
+    const engine = engineWith(model());
+    const compiled = compileDmn(dmn);
+    if (!compiled.ok) throw new Error(JSON.stringify(compiled.problems));
+    engine.deployDecisions(compiled.model);
+    const key = engine.start('p', {});
+    const [incident] = Object.values(engine.instance(key)!.incidents);
+    expect(incident).toMatchObject({ type: 'DECISION_EVALUATION_ERROR', elementId: 'decide' });
+    expect(incident.message).toContain("variable 'customer'");
+  });
+
   it('raises an incident when the decision is not deployed', () => {
     const engine = engineWith(model('nope'));
     const key = engine.start('p');
