@@ -118,9 +118,30 @@ function engineApi(parts: { store: Store; queues: Queues; models: ModelCache; sh
   const replyTimeoutMs = config.replyTimeoutMs ?? 10_000;
   const maxPending = config.maxPendingCommands ?? 10_000;
 
-  async function send(partition: number, command: EngineCommand, commandKey: string = randomUUID()): Promise<CommandReply & { ok: true }> {
-    await queues.commands.append(partition, { key: commandKey, payload: command });
-    const reply = (await queues.replies.waitReply(commandKey, replyTimeoutMs)) as CommandReply | undefined;
+  /**
+   * Sends a command and waits for its committed reply. With `limit`, the
+   * command is appended only while fewer than `limit` commands are pending
+   * on the partition (else BACKPRESSURE, nothing appended).
+   */
+  async function send(partition: number, command: EngineCommand, commandKey?: string, limit?: number): Promise<CommandReply & { ok: true }> {
+    const key = commandKey ?? randomUUID();
+    const payload: EngineCommand = commandKey === undefined ? { ...command, fresh: true } : command;
+    // Register for the reply before the command exists: no reply can come first.
+    const expected = await queues.replies.expectReply(key, replyTimeoutMs);
+    let outcome: 'appended' | 'full' = 'appended';
+    try {
+      const entry = { key, payload, replyTo: expected.channel };
+      if (limit === undefined) await queues.commands.append(partition, entry);
+      else outcome = await queues.commands.appendIfBelow(partition, entry, limit);
+    } catch (err) {
+      expected.cancel();
+      throw err;
+    }
+    if (outcome === 'full') {
+      expected.cancel();
+      throw new EngineError('BACKPRESSURE', `Partition ${partition} has more than ${maxPending} commands waiting; retry shortly.`);
+    }
+    const reply = (await expected.promise) as CommandReply | undefined;
     if (reply === undefined) {
       throw new EngineError('TIMEOUT', `No committed answer from partition ${partition} within ${replyTimeoutMs} ms; retry with the same command key to get the original result.`);
     }
@@ -177,11 +198,9 @@ function engineApi(parts: { store: Store; queues: Queues; models: ModelCache; sh
     async startInstance(account, bpmnProcessId, variables = {}, options = {}) {
       // A retried start with the same command key must reach the same partition to find its first result.
       const partition = options.commandKey === undefined ? Math.floor(Math.random() * partitions) : hashToPartition(`${account}\u0000${options.commandKey}`, partitions);
-      if ((await queues.commands.pending(partition)) > maxPending) {
-        throw new EngineError('BACKPRESSURE', `Partition ${partition} has more than ${maxPending} commands waiting; retry shortly.`);
-      }
       const commandKey = scoped(account, options.commandKey);
-      const reply = await send(partition, { kind: 'start', account, bpmnProcessId, variables }, commandKey);
+      // Refused when more than maxPending commands wait: appended only while at most maxPending do.
+      const reply = await send(partition, { kind: 'start', account, bpmnProcessId, variables }, commandKey, maxPending + 1);
       return reply.value as StartedInstance;
     },
 

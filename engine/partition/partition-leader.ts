@@ -14,7 +14,7 @@ import { nextDue } from '../runtime/timer/index.ts';
 import { jobOffer } from '../runtime/behavior/job.ts';
 import { visibleVariables } from '../runtime/behavior/variables.ts';
 import type { ApplyContext, ApplyResult, Command, JobOffer, ProcessInstance } from '../runtime/types.ts';
-import type { QueuedJob, Queues, StoredJob } from '../queue/index.ts';
+import { streamIdIsAfter, type QueuedJob, type Queues, type Reply, type StoredJob, type StreamEntry } from '../queue/index.ts';
 import type { Batch, JobWrite, Store, TimerWrite } from '../store/index.ts';
 import { StaleEpochError } from '../store/index.ts';
 import type { CommandReply, EngineCommand } from './commands.ts';
@@ -50,7 +50,7 @@ class BatchWork {
   readonly remove: { account: string; jobKey: string }[] = [];
   readonly arm: ArmedTimer[] = [];
   readonly disarm: string[] = [];
-  readonly replies: { commandKey: string; result: unknown }[] = [];
+  readonly replies: Reply[] = [];
   readonly ended: string[] = [];
   /** Instances whose waiting jobs must see their new variables (instance key → account). */
   readonly changed = new Map<string, string>();
@@ -81,6 +81,8 @@ export class PartitionLeader {
   private readonly keys: KeyGenerator;
   private readonly wheel: TimerWheel;
   private lastId = '0';
+  /** Entries up to this id were in the stream at the last recovery: an earlier leader may have applied them. */
+  private replayUpTo = '0';
   private running = false;
   /** Set after any failure: memory and queues must be rebuilt from Postgres before the next batch. */
   private needsRecovery = true;
@@ -179,6 +181,7 @@ export class PartitionLeader {
         this.wheel.arm({ key: timer.key, account: timer.account, dueAt: timer.dueAt.getTime(), start });
       }
     }
+    this.replayUpTo = await queues.commands.lastEntryId(this.partition);
     this.lastId = '0';
   }
 
@@ -225,21 +228,23 @@ export class PartitionLeader {
     }
   }
 
-  private async processBatch(entries: { id: string; key: string; payload: unknown }[]): Promise<void> {
+  private async processBatch(entries: StreamEntry[]): Promise<void> {
     const { store, queues } = this.options;
     const work = new BatchWork(this.partition, this.epoch);
-    const known = entries.length > 0 ? await store.commands.findCommandResults(this.partition, entries.map((e) => e.key)) : new Map<string, unknown>();
+    // A fresh key appended after the last recovery cannot have been applied yet: only the others are looked up.
+    const lookUp = entries.filter((e) => !((e.payload as EngineCommand).fresh && streamIdIsAfter(e.id, this.replayUpTo))).map((e) => e.key);
+    const known = lookUp.length > 0 ? await store.commands.findCommandResults(this.partition, lookUp) : new Map<string, unknown>();
     const seen = new Map<string, unknown>();
     for (const entry of entries) {
       const earlier = known.get(entry.key) ?? seen.get(entry.key);
       if (earlier !== undefined) {
-        work.replies.push({ commandKey: entry.key, result: earlier });
+        work.replies.push({ commandKey: entry.key, result: earlier, replyTo: entry.replyTo });
         continue;
       }
       const reply = await this.execute(entry.payload as EngineCommand, work);
       seen.set(entry.key, reply);
       work.batch.commands!.push({ key: entry.key, result: reply });
-      work.replies.push({ commandKey: entry.key, result: reply });
+      work.replies.push({ commandKey: entry.key, result: reply, replyTo: entry.replyTo });
     }
     for (let n = 0; this.internal.length > 0 && n < FOLLOW_UP_MAX; n++) await this.executeInternal(this.internal.shift()!, work);
     await store.commitBatch(work.batch);

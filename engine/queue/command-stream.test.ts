@@ -72,6 +72,62 @@ for (const implementation of implementations) {
       expect(Date.now() - started).toBeGreaterThanOrEqual(190);
     });
 
+    it('carries the reply channel of a command that has one, and nothing for one that has not', async () => {
+      await api.commands.append(2, { key: 'routed', payload: 1, replyTo: 'orca:{i:abc}:replies' });
+      await api.commands.append(2, { key: 'plain', payload: 2 });
+      const entries = await leader.commands.read(2, '0', 10, 0);
+      expect(entries[0]).toMatchObject({ key: 'routed', payload: 1, replyTo: 'orca:{i:abc}:replies' });
+      expect(entries[1]).not.toHaveProperty('replyTo');
+    });
+
+    it('appendIfBelow appends only while fewer than `limit` entries are pending', async () => {
+      for (let i = 1; i <= 3; i++) expect(await api.commands.appendIfBelow(5, { key: `s${i}`, payload: i, replyTo: 'chan' }, 3)).toBe('appended');
+      expect(await api.commands.appendIfBelow(5, { key: 's4', payload: 4 }, 3)).toBe('full');
+      expect(await api.commands.pending(5)).toBe(3);
+      // A plain append (a completion) is not limited.
+      await api.commands.append(5, { key: 'done', payload: 0 });
+      expect(await api.commands.appendIfBelow(5, { key: 's4', payload: 4 }, 4)).toBe('full');
+      const entries = await leader.commands.read(5, '0', 10, 0);
+      expect(entries.map((entry) => [entry.key, entry.payload, entry.replyTo])).toEqual([
+        ['s1', 1, 'chan'],
+        ['s2', 2, 'chan'],
+        ['s3', 3, 'chan'],
+        ['done', 0, undefined],
+      ]);
+      // Draining makes room again.
+      await leader.commands.ack(5, entries[1].id);
+      expect(await api.commands.appendIfBelow(5, { key: 's4', payload: 4 }, 3)).toBe('appended');
+      expect(await api.commands.appendIfBelow(5, { key: 's5', payload: 5 }, 3)).toBe('full');
+      expect(await api.commands.appendIfBelow(7, { key: 'x', payload: null }, 0)).toBe('full');
+      expect(await api.commands.pending(7)).toBe(0);
+    });
+
+    it('appendIfBelow never overshoots the limit under concurrent appends from several pods', async () => {
+      const outcomes = await Promise.all(
+        Array.from({ length: 60 }, (_, i) => (i % 2 === 0 ? api : leader).commands.appendIfBelow(1, { key: `c${i}`, payload: i }, 25)),
+      );
+      expect(outcomes.filter((o) => o === 'appended')).toHaveLength(25);
+      expect(await api.commands.pending(1)).toBe(25);
+    });
+
+    it('lastEntryId is the newest entry still in the stream, "0" when none', async () => {
+      expect(await leader.commands.lastEntryId(3)).toBe('0');
+      const first = await api.commands.append(3, { key: 'a', payload: 1 });
+      const second = await api.commands.append(3, { key: 'b', payload: 2 });
+      expect(await leader.commands.lastEntryId(3)).toBe(second);
+      await leader.commands.ack(3, first);
+      expect(await leader.commands.lastEntryId(3)).toBe(second);
+      await leader.commands.ack(3, second);
+      expect(await leader.commands.lastEntryId(3)).toBe('0');
+    });
+
+    it('a blocking read wakes on appendIfBelow', async () => {
+      const reading = leader.commands.read(6, '0', 10, 5000);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      await api.commands.appendIfBelow(6, { key: 'late', payload: 1 }, 10);
+      expect((await reading).map((entry) => entry.key)).toEqual(['late']);
+    });
+
     it('close() ends a blocked read with []', async () => {
       const reading = leader.commands.read(6, '0', 10, 10_000);
       await new Promise((resolve) => setTimeout(resolve, 50));

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { compareStreamIds, formatStreamId, nextStreamId, parseStreamId } from './stream-id.ts';
+import { compareStreamIds, formatStreamId, nextStreamId, parseStreamId, streamIdIsAfter } from './stream-id.ts';
 
 describe('stream ids', () => {
   it('parses, orders and steps Redis-shaped ids', () => {
@@ -8,6 +8,10 @@ describe('stream ids', () => {
     expect(compareStreamIds(parseStreamId('5-1'), parseStreamId('5-2'))).toBeLessThan(0);
     expect(compareStreamIds(parseStreamId('6-0'), parseStreamId('5-9'))).toBeGreaterThan(0);
     expect(formatStreamId(nextStreamId(parseStreamId('5-9')))).toBe('5-10');
+    expect(streamIdIsAfter('5-10', '5-9')).toBe(true);
+    expect(streamIdIsAfter('5-9', '5-9')).toBe(false);
+    expect(streamIdIsAfter('1-0', '0')).toBe(true);
+    expect(streamIdIsAfter('0', '0-0')).toBe(false);
   });
 
   it('rejects what is not an id', () => {

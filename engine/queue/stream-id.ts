@@ -25,6 +25,11 @@ export function compareStreamIds(a: StreamId, b: StreamId): number {
   return a.ms - b.ms || a.seq - b.seq;
 }
 
+/** Whether entry id `id` comes after `other` (both as strings; "0" is before every entry). */
+export function streamIdIsAfter(id: string, other: string): boolean {
+  return compareStreamIds(parseStreamId(id), parseStreamId(other)) > 0;
+}
+
 /** The smallest id after `id` (what XTRIM MINID takes to drop `id` itself). */
 export function nextStreamId(id: StreamId): StreamId {
   return { ms: id.ms, seq: id.seq + 1 };

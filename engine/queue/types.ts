@@ -104,6 +104,12 @@ export interface JobQueue {
 export interface Command {
   key: string;
   payload: unknown;
+  /**
+   * Where the leader sends the reply: the `channel` of the sender's
+   * `Replies.expectReply`. Absent: the reply is kept under the command key
+   * for `Replies.waitReply`.
+   */
+  replyTo?: string;
 }
 
 /** A command as read from a stream: `id` orders entries and is what `ack` takes. */
@@ -121,6 +127,12 @@ export interface CommandStream {
   /** Appends a command; resolves to its entry id. */
   append(partition: number, command: Command): Promise<string>;
   /**
+   * Backpressure and append in one step (one round trip, and no pod can
+   * slip in between the check and the append): appends the command only
+   * while fewer than `limit` entries are pending. 'full': nothing appended.
+   */
+  appendIfBelow(partition: number, command: Command, limit: number): Promise<'appended' | 'full'>;
+  /**
    * Up to `max` entries with an id greater than `afterId` ("0" for the
    * start), oldest first. When there are none, waits up to `blockMs` (0: do
    * not wait) for one to be appended, then resolves `[]`.
@@ -130,23 +142,57 @@ export interface CommandStream {
   ack(partition: number, uptoId: string): Promise<void>;
   /** Entries appended and not yet acknowledged (for backpressure). */
   pending(partition: number): Promise<number>;
+  /**
+   * The id of the newest entry ("0" when the stream holds none). A leader
+   * notes it when it takes over: an entry after it cannot have been applied
+   * by an earlier leader, so a key generated for that one command (never
+   * reused, never retried) needs no lookup in the command log.
+   */
+  lastEntryId(partition: number): Promise<string>;
 }
 
 export interface Reply {
   commandKey: string;
   /** JSON-serialisable; `undefined` is delivered as `null`. */
   result: unknown;
+  /** The command's `replyTo`, when it had one: the reply goes to that channel only. */
+  replyTo?: string;
+}
+
+/** A waiter registered with `Replies.expectReply`. */
+export interface ExpectedReply {
+  /** The reply channel to put in the command's `replyTo`. */
+  readonly channel: string;
+  /** The result; `undefined` after the timeout, on cancel() or when the queues close. */
+  readonly promise: Promise<unknown>;
+  /** Stops waiting (the command was never appended, say); the promise resolves `undefined`. */
+  cancel(): void;
 }
 
 /**
  * Committed results going back from the leader to the API pod waiting for
- * them. A reply sent before anyone waits is kept for a while (the reply TTL)
- * so a waiter that comes late still gets it, and any number of waiters for
- * the same command get the same reply.
+ * them. Two ways to wait:
+ *
+ * - `expectReply` (the hot path): register the waiter first, then append the
+ *   command with `replyTo: channel`. The leader's `sendReplies` sends each
+ *   reply carrying `replyTo` to that channel only: the waiting pod gets it,
+ *   nobody else does, and nothing is kept (a waiter is always registered
+ *   before its command exists, so nothing can arrive early).
+ * - `waitReply` (by command key alone, from anywhere): for replies sent
+ *   without `replyTo`. Such a reply is kept for a while (the reply TTL) so a
+ *   waiter that comes late still gets it, and any number of waiters for the
+ *   same command get the same reply.
  */
 export interface Replies {
-  /** The result of the command, or `undefined` after `timeoutMs`. */
+  /** The result of a command appended without `replyTo`, or `undefined` after `timeoutMs`. */
   waitReply(commandKey: string, timeoutMs: number): Promise<unknown>;
+  /**
+   * Registers a waiter for `commandKey`; resolves once a reply sent to
+   * `channel` from now on reaches it (Redis: unless the subscriber
+   * connection drops meanwhile, see redis/replies.ts). Call it BEFORE
+   * appending the command, and cancel() it if the append fails.
+   */
+  expectReply(commandKey: string, timeoutMs: number): Promise<ExpectedReply>;
   sendReplies(replies: readonly Reply[]): Promise<void>;
 }
 
@@ -165,7 +211,7 @@ export interface QueuesOptions {
   redisUrl?: string;
   /** Prefix of every Redis key and channel; must not contain `{` or `}`. Default `orca:`. */
   prefix?: string;
-  /** How long a reply is kept for a late waiter. Default 60 s. */
+  /** How long a reply sent without `replyTo` is kept for a late `waitReply`. Default 60 s. */
   replyTtlMs?: number;
   /**
    * Last-resort bound on a command stream's length (approximate trimming on

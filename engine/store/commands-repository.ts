@@ -1,23 +1,31 @@
 // The durable command log (DESIGN §4: every command is idempotent by key).
 // A leader looks up a batch's command keys before applying them: a key
 // already present was committed before — perhaps by a previous leader — and
-// its stored result is the answer, without applying the command again.
-import { and, eq, inArray, lt } from 'drizzle-orm';
-import { chunks, type Db } from './db.ts';
+// its stored result is the answer, without applying the command again. The
+// lookup is on the leader's hot path, so it is one fixed statement (one
+// round trip, an index probe per key) whatever the number of keys.
+import { and, eq, lt } from 'drizzle-orm';
+import type { Db } from './db.ts';
 import { guarded } from './errors.ts';
 import { commands } from './schema.ts';
+import { runStatement, type Statement } from './statement.ts';
+
+// The keys travel as one jsonb array: no bind-parameter limit, and the same
+// parameter type on node-postgres and PGlite.
+const FIND_RESULTS: Statement = {
+  text: `select c.command_key as key, c.result
+         from commands c
+         where c.partition = $1::int
+           and c.command_key = any (array(select jsonb_array_elements_text($2::jsonb)))`,
+};
 
 export function commandsRepository(db: Db) {
   /** Stored results of the given command keys on `partition`; keys never applied are absent. */
-  async function findCommandResults(partition: number, keys: string[]): Promise<Map<string, unknown>> {
+  async function findCommandResults(partition: number, keys: readonly string[]): Promise<Map<string, unknown>> {
     const found = new Map<string, unknown>();
-    for (const part of chunks([...new Set(keys)], 1)) {
-      const rows = await db
-        .select({ key: commands.commandKey, result: commands.result })
-        .from(commands)
-        .where(and(eq(commands.partition, partition), inArray(commands.commandKey, part)));
-      for (const row of rows) found.set(row.key, row.result);
-    }
+    if (keys.length === 0) return found;
+    const rows = await runStatement<{ key: string; result: unknown }>(db, FIND_RESULTS, [partition, JSON.stringify([...new Set(keys)])]);
+    for (const row of rows) found.set(row.key, row.result);
     return found;
   }
 

@@ -1,17 +1,23 @@
 // The partition leader's write path (DESIGN §1): everything a batch of
 // commands produced — instance documents, jobs, timers, incidents, history
-// and the command results that make replays idempotent — is committed in
-// ONE transaction, behind a fence on the partition's epoch. A leader that
-// lost its lease gets StaleEpochError and nothing of its batch is written.
-// Each table gets one multi-row statement per batch (more only past the
-// bind-parameter limit), so hundreds of commands cost a handful of round trips.
-import { eq, inArray, and, sql, type SQL } from 'drizzle-orm';
-import type { PgColumn } from 'drizzle-orm/pg-core';
+// and the command results that make replays idempotent — is committed
+// atomically, behind a fence on the partition's epoch. A leader that lost its
+// lease gets StaleEpochError and nothing of its batch is written.
+//
+// The whole batch is ONE statement, hence one round trip and one implicit
+// transaction, whatever its size: the rows travel as a single jsonb
+// parameter that Postgres unpacks (jsonb_to_recordset), and data-modifying
+// CTEs do the writes. Every write is gated on the fence CTE, so a stale epoch
+// writes nothing and the statement reports the current epoch; a tenancy
+// violation (an upsert that met another account's row) makes the statement
+// fail on purpose, which undoes everything it wrote. No query builder runs
+// here: the SQL text is fixed, and JSON.stringify is the only per-row work.
 import type { TimerSchedule } from '../runtime/timer/index.ts';
 import type { HistoryRecord, ProcessInstance } from '../runtime/types.ts';
-import { chunks, rows, type Db } from './db.ts';
+import type { Db } from './db.ts';
 import { guard, StaleEpochError } from './errors.ts';
-import { commands, history, incidents, instances, jobs, partitions, timers, type StoredJobState } from './schema.ts';
+import type { StoredJobState } from './schema.ts';
+import { runStatement, type Statement } from './statement.ts';
 
 export interface InstanceWrite {
   account: string;
@@ -97,29 +103,17 @@ export interface Batch {
  * (nothing written) when the partition's epoch is not `batch.epoch`.
  */
 export function commitBatch(db: Db, batch: Batch): Promise<void> {
-  return guard(() =>
-    db.transaction(async (tx) => {
-      await fence(tx, batch.partition, batch.epoch);
-      await writeInstances(tx, batch.partition, batch.instances ?? []);
-      await writeJobs(tx, batch.partition, batch.jobsUpsert ?? [], batch.jobsDelete ?? []);
-      await writeTimers(tx, batch.partition, batch.timersUpsert ?? [], batch.timersDelete ?? []);
-      await writeIncidents(tx, batch.partition, batch.incidentsInsert ?? []);
-      await writeHistory(tx, batch.partition, batch.history ?? []);
-      await writeCommands(tx, batch.partition, batch.commands ?? []);
-    }),
-  );
-}
-
-// FOR UPDATE holds the partition row until commit, so a new leader's
-// acquireLease (an UPDATE of the same row) waits for this batch to finish and
-// every batch committed under the old epoch happened-before the takeover.
-async function fence(tx: Db, partition: number, epoch: number): Promise<void> {
-  const [row] = await tx
-    .select({ epoch: partitions.epoch })
-    .from(partitions)
-    .where(eq(partitions.id, partition))
-    .for('update');
-  if (!row || Number(row.epoch) !== epoch) throw new StaleEpochError(partition, epoch, row ? Number(row.epoch) : null);
+  return guard(async () => {
+    const payload = JSON.stringify(batchPayload(batch));
+    let result: { epoch: string | null; ok: boolean }[];
+    try {
+      result = await runStatement(db, COMMIT_BATCH, [payload, batch.partition, batch.epoch]);
+    } catch (error) {
+      throw refusal(error) ?? error;
+    }
+    const [row] = result;
+    if (!row?.ok) throw new StaleEpochError(batch.partition, batch.epoch, row?.epoch == null ? null : Number(row.epoch));
+  });
 }
 
 /** Last write per key wins: a multi-row upsert may not touch one row twice. */
@@ -133,176 +127,240 @@ function lastByKey<T>(items: T[], keyOf: (item: T) => string): T[] {
   return [...map.values()];
 }
 
-const excluded = (column: PgColumn): SQL => sql.raw(`excluded."${column.name}"`);
+const iso = (ms: number): string => new Date(ms).toISOString();
 
-// An upsert whose row belongs to another account updates nothing (setWhere)
-// and returns nothing; keys are never reused across accounts, so this is a
-// bug upstream, and the whole batch is refused rather than half-applied.
-function refuseCollisions(what: string, written: number, sent: number): void {
-  if (written !== sent) throw new Error(`${what} key collision with another account; batch refused`);
-}
-
-async function writeInstances(tx: Db, partition: number, writes: InstanceWrite[]): Promise<void> {
-  const values = lastByKey(writes, (w) => w.document.key).map(({ account, document, parentKey }) => ({
-    key: document.key,
-    account,
-    partition,
-    bpmnProcessId: document.bpmnProcessId,
-    version: document.version,
-    state: document.state,
-    document,
-    variables: document.variables[document.key] ?? {},
-    parentKey: parentKey ?? document.parent?.instanceKey ?? null,
-    createdAt: new Date(document.startedAt),
-    endedAt: document.endedAt === undefined ? null : new Date(document.endedAt),
-  }));
-  for (const part of chunks(values, 11)) {
-    const written = await tx
-      .insert(instances)
-      .values(part)
-      .onConflictDoUpdate({
-        target: instances.key,
-        set: {
-          state: excluded(instances.state),
-          document: excluded(instances.document),
-          variables: excluded(instances.variables),
-          endedAt: excluded(instances.endedAt),
-          updatedAt: sql`now()`,
-        },
-        // A key is never reused across accounts; if it were, refuse rather than overwrite.
-        setWhere: sql`${instances.account} = excluded."account"`,
-      })
-      .returning({ key: instances.key });
-    refuseCollisions('instance', written.length, part.length);
-  }
-}
-
-async function writeJobs(tx: Db, partition: number, upserts: JobWrite[], deletes: string[]): Promise<void> {
-  const values = lastByKey(upserts, (j) => j.key).map((j) => ({
-    key: j.key,
-    account: j.account,
-    partition,
-    instanceKey: j.instanceKey,
-    bpmnProcessId: j.bpmnProcessId,
-    processVersion: j.processVersion,
-    elementId: j.elementId,
-    elementInstanceKey: j.elementInstanceKey,
-    type: j.type,
-    retries: j.retries,
-    state: j.state,
-    worker: j.worker ?? null,
-    customHeaders: j.customHeaders ?? {},
-    errorMessage: j.errorMessage ?? null,
-    activatedAt: j.activatedAt ?? null,
-  }));
-  for (const part of chunks(values, 15)) {
-    const written = await tx
-      .insert(jobs)
-      .values(part)
-      .onConflictDoUpdate({
-        target: jobs.key,
-        set: {
-          retries: excluded(jobs.retries),
-          state: excluded(jobs.state),
-          worker: excluded(jobs.worker),
-          customHeaders: excluded(jobs.customHeaders),
-          errorMessage: excluded(jobs.errorMessage),
-          activatedAt: excluded(jobs.activatedAt),
-        },
-        setWhere: sql`${jobs.account} = excluded."account"`,
-      })
-      .returning({ key: jobs.key });
-    refuseCollisions('job', written.length, part.length);
-  }
-  // After the upserts: a job created and finished within one batch ends up gone.
-  for (const part of chunks([...new Set(deletes)], 1)) {
-    await tx.delete(jobs).where(and(eq(jobs.partition, partition), inArray(jobs.key, part)));
-  }
-}
-
-async function writeTimers(tx: Db, partition: number, upserts: TimerWrite[], deletes: string[]): Promise<void> {
-  const values = lastByKey(upserts, (t) => t.key).map((t) => ({
-    key: t.key,
-    account: t.account,
-    partition,
-    instanceKey: t.instanceKey ?? null,
-    ownerKey: t.ownerKey ?? null,
-    bpmnProcessId: t.bpmnProcessId,
-    processVersion: t.processVersion,
-    elementId: t.elementId,
-    dueAt: t.dueAt,
-    schedule: t.schedule,
-    firedCount: t.firedCount ?? 0,
-  }));
-  for (const part of chunks(values, 11)) {
-    const written = await tx
-      .insert(timers)
-      .values(part)
-      .onConflictDoUpdate({
-        target: timers.key,
-        set: {
-          dueAt: excluded(timers.dueAt),
-          schedule: excluded(timers.schedule),
-          firedCount: excluded(timers.firedCount),
-        },
-        setWhere: sql`${timers.account} = excluded."account"`,
-      })
-      .returning({ key: timers.key });
-    refuseCollisions('timer', written.length, part.length);
-  }
-  for (const part of chunks([...new Set(deletes)], 1)) {
-    await tx.delete(timers).where(and(eq(timers.partition, partition), inArray(timers.key, part)));
-  }
-}
-
-async function writeIncidents(tx: Db, partition: number, inserts: IncidentWrite[]): Promise<void> {
-  const values = lastByKey(inserts, (i) => i.key).map((i) => ({
-    key: i.key,
-    account: i.account,
-    partition,
-    instanceKey: i.instanceKey,
-    elementId: i.elementId,
-    elementInstanceKey: i.elementInstanceKey,
-    jobKey: i.jobKey ?? null,
-    type: i.type,
-    message: i.message,
-    ...(i.createdAt ? { createdAt: i.createdAt } : {}),
-  }));
-  // Insert-only: an incident's resolution belongs to the API (resolveIncident),
-  // so a replayed batch must not reopen it.
-  for (const part of chunks(values, 10)) {
-    await tx.insert(incidents).values(part).onConflictDoNothing({ target: incidents.key });
-  }
-}
-
-// One statement for the whole batch whatever its size: the records travel as
-// a single jsonb parameter, and each instance's positions continue from its
-// highest stored one (the unique (instance_key, position) index serves the lookup).
-async function writeHistory(tx: Db, partition: number, writes: HistoryWrite[]): Promise<void> {
-  if (writes.length === 0) return;
-  const payload = JSON.stringify(writes.map((w) => ({ a: w.account, k: w.instanceKey, r: w.record })));
-  await rows(
-    tx,
-    sql`insert into ${history} ("account", "partition", "instance_key", "position", "record")
-        select e.value->>'a', ${partition}::int, (e.value->>'k')::int8,
-               coalesce(last.position, 0) + row_number() over (partition by e.value->>'k' order by e.ord),
-               e.value->'r'
-        from jsonb_array_elements(${payload}::jsonb) with ordinality as e(value, ord)
-        left join lateral (
-          select max(h."position") as position from ${history} h where h."instance_key" = (e.value->>'k')::int8
-        ) last on true
-        order by e.ord`,
+/**
+ * The batch as the statement reads it: short field names (the payload is
+ * parsed by Postgres once per batch), arrays left out when empty.
+ */
+function batchPayload(batch: Batch): Record<string, unknown[]> {
+  const out: Record<string, unknown[]> = {};
+  const put = (name: string, items: unknown[]) => {
+    if (items.length > 0) out[name] = items;
+  };
+  put(
+    'i',
+    lastByKey(batch.instances ?? [], (w) => w.document.key).map(({ account, document, parentKey }) => ({
+      k: document.key,
+      a: account,
+      b: document.bpmnProcessId,
+      v: document.version,
+      s: document.state,
+      p: parentKey ?? document.parent?.instanceKey ?? null,
+      c: iso(document.startedAt),
+      e: document.endedAt === undefined ? null : iso(document.endedAt),
+      d: document,
+    })),
   );
+  // One statement cannot upsert a row and then delete it, and the old
+  // two-step order (upserts, then deletes) ends with the row gone anyway:
+  // a key that is deleted is simply not upserted.
+  const jobsDeleted = new Set(batch.jobsDelete ?? []);
+  put(
+    'j',
+    lastByKey(batch.jobsUpsert ?? [], (j) => j.key)
+      .filter((j) => !jobsDeleted.has(j.key))
+      .map((j) => ({
+        k: j.key,
+        a: j.account,
+        ik: j.instanceKey,
+        b: j.bpmnProcessId,
+        v: j.processVersion,
+        el: j.elementId,
+        ek: j.elementInstanceKey,
+        ty: j.type,
+        r: j.retries,
+        s: j.state,
+        w: j.worker ?? null,
+        h: j.customHeaders ?? {},
+        m: j.errorMessage ?? null,
+        at: j.activatedAt ?? null,
+      })),
+  );
+  put('jd', [...jobsDeleted]);
+  const timersDeleted = new Set(batch.timersDelete ?? []);
+  put(
+    't',
+    lastByKey(batch.timersUpsert ?? [], (t) => t.key)
+      .filter((t) => !timersDeleted.has(t.key))
+      .map((t) => ({
+        k: t.key,
+        a: t.account,
+        ik: t.instanceKey ?? null,
+        ok: t.ownerKey ?? null,
+        b: t.bpmnProcessId,
+        v: t.processVersion,
+        el: t.elementId,
+        due: t.dueAt,
+        sc: t.schedule,
+        f: t.firedCount ?? 0,
+      })),
+  );
+  put('td', [...timersDeleted]);
+  put(
+    'x',
+    lastByKey(batch.incidentsInsert ?? [], (i) => i.key).map((i) => ({
+      k: i.key,
+      a: i.account,
+      ik: i.instanceKey,
+      el: i.elementId,
+      ek: i.elementInstanceKey,
+      jk: i.jobKey ?? null,
+      ty: i.type,
+      m: i.message,
+      c: i.createdAt ?? null,
+    })),
+  );
+  put(
+    'h',
+    (batch.history ?? []).map((w) => ({ a: w.account, k: w.instanceKey, r: w.record })),
+  );
+  // An absent or null result is stored as jsonb null (coalesce below), not
+  // SQL NULL: "applied, answered nothing" is still applied.
+  put(
+    'c',
+    lastByKey(batch.commands ?? [], (c) => c.key).map((c) => ({ k: c.key, r: c.result ?? null })),
+  );
+  return out;
 }
 
-async function writeCommands(tx: Db, partition: number, writes: CommandWrite[]): Promise<void> {
-  const values = lastByKey(writes, (c) => c.key).map((c) => ({
-    partition,
-    commandKey: c.key,
-    // jsonb null, not SQL NULL: "applied, answered nothing" is still applied.
-    result: c.result === undefined || c.result === null ? sql`'null'::jsonb` : c.result,
-  }));
-  for (const part of chunks(values, 3)) {
-    await tx.insert(commands).values(part).onConflictDoNothing({ target: [commands.partition, commands.commandKey] });
+// What the statement raises on purpose to undo a batch: casting a text that
+// starts with this to int fails with "invalid input syntax" (22P02) quoting
+// it. Plain SQL has no RAISE; the text includes the statement's own counts,
+// so the planner cannot fold the cast into an error at plan time.
+const REFUSED = 'orca batch refused: ';
+
+/**
+ * The batch statement. Postgres runs data-modifying CTEs exactly once and to
+ * completion, all on one snapshot; the fence row is locked (FOR UPDATE)
+ * before any write can pass its gate, and held until the statement's
+ * transaction commits (its own implicit one on the store's handle; the
+ * caller's on a drizzle transaction), so a new leader's acquireLease (an UPDATE of
+ * that row) waits for this batch and every batch of the old epoch
+ * happened-before the takeover. Under READ COMMITTED a lock that had to wait
+ * sees the row as the takeover left it, so the gate sees the new epoch.
+ *
+ * Tenancy: an upsert whose row belongs to another account updates nothing
+ * (the ON CONFLICT … WHERE) and returns nothing; keys are never reused across
+ * accounts, so that is a bug upstream and the whole batch is refused (the
+ * final SELECT fails, undoing every write) rather than half-applied.
+ * Incidents are insert-only: their resolution belongs to the API, so a
+ * replayed batch must not reopen one.
+ *
+ * History positions continue per instance from the highest stored one (the
+ * unique (instance_key, position) index serves the lookup), in batch order.
+ */
+const COMMIT_BATCH: Statement = {
+  // The leading comment names the statement for whoever watches the wire (test/faults/postgres-cut).
+  text: `/* orca:commit-batch */
+with input as materialized (select $1::jsonb as b),
+fence as materialized (
+  select p.epoch from partitions p where p.id = $2::int for update
+),
+ok as materialized (select 1 from fence where fence.epoch = $3::int8),
+inst as (
+  insert into instances as t (key, account, partition, bpmn_process_id, version, state, document, variables, parent_key, created_at, ended_at)
+  select x.k, x.a, $2::int, x.b, x.v, x.s, x.d,
+         coalesce(nullif(x.d->'variables'->(x.d->>'key'), 'null'::jsonb), '{}'::jsonb), x.p, x.c, x.e
+  from jsonb_to_recordset((select b->'i' from input))
+       as x(k int8, a text, b text, v int, s text, p int8, c timestamptz, e timestamptz, d jsonb)
+  where exists (select from ok)
+  on conflict (key) do update set
+    state = excluded.state, document = excluded.document, variables = excluded.variables,
+    ended_at = excluded.ended_at, updated_at = now()
+  where t.account = excluded.account
+  returning 1
+),
+job_up as (
+  insert into jobs as t (key, account, partition, instance_key, bpmn_process_id, process_version, element_id,
+                         element_instance_key, type, retries, state, worker, custom_headers, error_message, activated_at)
+  select x.k, x.a, $2::int, x.ik, x.b, x.v, x.el, x.ek, x.ty, x.r, x.s, x.w, coalesce(x.h, '{}'::jsonb), x.m, x.at
+  from jsonb_to_recordset((select b->'j' from input))
+       as x(k int8, a text, ik int8, b text, v int, el text, ek int8, ty text, r int, s text, w text, h jsonb, m text, at timestamptz)
+  where exists (select from ok)
+  on conflict (key) do update set
+    retries = excluded.retries, state = excluded.state, worker = excluded.worker,
+    custom_headers = excluded.custom_headers, error_message = excluded.error_message, activated_at = excluded.activated_at
+  where t.account = excluded.account
+  returning 1
+),
+job_del as (
+  delete from jobs t
+  using (select distinct jsonb_array_elements_text(b->'jd')::int8 as k from input) d
+  where t.key = d.k and t.partition = $2::int and exists (select from ok)
+),
+timer_up as (
+  insert into timers as t (key, account, partition, instance_key, owner_key, bpmn_process_id, process_version,
+                           element_id, due_at, schedule, fired_count)
+  select x.k, x.a, $2::int, x.ik, x.ok, x.b, x.v, x.el, x.due, x.sc, x.f
+  from jsonb_to_recordset((select b->'t' from input))
+       as x(k int8, a text, ik int8, ok int8, b text, v int, el text, due timestamptz, sc jsonb, f int)
+  where exists (select from ok)
+  on conflict (key) do update set
+    due_at = excluded.due_at, schedule = excluded.schedule, fired_count = excluded.fired_count
+  where t.account = excluded.account
+  returning 1
+),
+timer_del as (
+  delete from timers t
+  using (select distinct jsonb_array_elements_text(b->'td')::int8 as k from input) d
+  where t.key = d.k and t.partition = $2::int and exists (select from ok)
+),
+incident_ins as (
+  insert into incidents (key, account, partition, instance_key, element_id, element_instance_key, job_key, type, message, created_at)
+  select x.k, x.a, $2::int, x.ik, x.el, x.ek, x.jk, x.ty, x.m, coalesce(x.c, now())
+  from jsonb_to_recordset((select b->'x' from input))
+       as x(k int8, a text, ik int8, el text, ek int8, jk int8, ty text, m text, c timestamptz)
+  where exists (select from ok)
+  on conflict (key) do nothing
+),
+hist_in as materialized (
+  select x.a, x.k, x.r, x.ord
+  from rows from (jsonb_to_recordset((select b->'h' from input)) as (a text, k int8, r jsonb)) with ordinality as x(a, k, r, ord)
+),
+hist_last as (
+  select d.k, (select max(h.position) from history h where h.instance_key = d.k) as position
+  from (select distinct k from hist_in) d
+),
+hist as (
+  insert into history (account, partition, instance_key, position, record)
+  select x.a, $2::int, x.k, coalesce(l.position, 0) + row_number() over (partition by x.k order by x.ord), x.r
+  from hist_in x join hist_last l on l.k = x.k
+  where exists (select from ok)
+  order by x.ord
+),
+cmd as (
+  insert into commands (partition, command_key, result)
+  select $2::int, x.k, coalesce(x.r, 'null'::jsonb)
+  from jsonb_to_recordset((select b->'c' from input)) as x(k text, r jsonb)
+  where exists (select from ok)
+  on conflict (partition, command_key) do nothing
+),
+written as (
+  select (select count(*) from inst) as i, coalesce(jsonb_array_length((select b->'i' from input)), 0) as ni,
+         (select count(*) from job_up) as j, coalesce(jsonb_array_length((select b->'j' from input)), 0) as nj,
+         (select count(*) from timer_up) as t, coalesce(jsonb_array_length((select b->'t' from input)), 0) as nt
+)
+select (select epoch from fence)::text as epoch,
+       exists (select from ok) as ok,
+       case
+         when not exists (select from ok) then 0
+         when w.i <> w.ni then ('orca batch refused: instance key collision with another account (' || w.i || ' of ' || w.ni || ' written)')::int
+         when w.j <> w.nj then ('orca batch refused: job key collision with another account (' || w.j || ' of ' || w.nj || ' written)')::int
+         when w.t <> w.nt then ('orca batch refused: timer key collision with another account (' || w.t || ' of ' || w.nt || ' written)')::int
+         else 0
+       end as refused
+from written w`,
+};
+
+/** The statement's deliberate failure, as the error it stands for; undefined for any other error. */
+function refusal(error: unknown): Error | undefined {
+  for (let e: unknown = error; e instanceof Error; e = e.cause === e ? undefined : e.cause) {
+    const at = e.message.indexOf(REFUSED);
+    if ((e as { code?: unknown }).code === '22P02' && at >= 0) {
+      const reason = e.message.slice(at + REFUSED.length).replace(/"\s*$/, '');
+      return new Error(`${reason}; batch refused`, { cause: error });
+    }
   }
+  return undefined;
 }

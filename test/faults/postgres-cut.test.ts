@@ -42,17 +42,12 @@ class MessageFramer {
 
 /**
  * Whether a client message commits a leader's batch: a COMMIT, or the
- * batch's single statement (engine/store/commit-batch.ts, an implicit
- * transaction), recognised by its prepared-statement name in the Parse or,
- * once prepared on the connection, in the Bind.
+ * batch's single statement (engine/store/commit-batch.ts, its own implicit
+ * transaction), which opens with a comment naming it.
  */
 function commitsBatch(message: Buffer): boolean {
   const sql = sqlOf(message);
-  if (sql !== undefined && /^\s*commit\b/i.test(sql)) return true;
-  const type = String.fromCharCode(message[0]);
-  if (type !== 'P' && type !== 'B') return false;
-  const names = message.subarray(5, Math.min(message.length, 200)).toString('latin1').split('\0');
-  return (type === 'P' ? names[0] : names[1]).startsWith('orca_commit_batch');
+  return sql !== undefined && (/^\s*commit\b/i.test(sql) || sql.startsWith('/* orca:commit-batch */'));
 }
 
 /** The SQL of a client message (simple query, or the Parse of an extended one); undefined for others. */

@@ -11,6 +11,7 @@ interface Stored {
   id: StreamId;
   key: string;
   payload: string;
+  replyTo?: string;
 }
 
 class Log {
@@ -58,16 +59,14 @@ export class LocalCommandStream implements CommandStream {
   }
 
   async append(partition: number, command: Command): Promise<string> {
+    return this.#append(this.#log(partition), command);
+  }
+
+  async appendIfBelow(partition: number, command: Command, limit: number): Promise<'appended' | 'full'> {
     const log = this.#log(partition);
-    const payload = JSON.stringify(command.payload ?? null);
-    // Same id rule as XADD: the clock in ms, a sequence within the ms, never going back.
-    const now = Date.now();
-    const id = now > log.last.ms ? { ms: now, seq: 0 } : { ms: log.last.ms, seq: log.last.seq + 1 };
-    log.last = id;
-    log.entries.push({ id, key: String(command.key), payload });
-    if (log.length > this.#maxLength) log.dropUpTo(log.entries.length - this.#maxLength);
-    for (const wake of [...log.readers]) wake();
-    return formatStreamId(id);
+    if (log.length >= limit) return 'full';
+    this.#append(log, command);
+    return 'appended';
   }
 
   async read(partition: number, afterId: string, max: number, blockMs: number): Promise<StreamEntry[]> {
@@ -91,16 +90,35 @@ export class LocalCommandStream implements CommandStream {
     return this.#logs.get(partition)?.length ?? 0;
   }
 
+  async lastEntryId(partition: number): Promise<string> {
+    const log = this.#logs.get(partition);
+    return log && log.length > 0 ? formatStreamId(log.entries[log.entries.length - 1].id) : '0';
+  }
+
+  #append(log: Log, command: Command): string {
+    const payload = JSON.stringify(command.payload ?? null);
+    // Same id rule as XADD: the clock in ms, a sequence within the ms, never going back.
+    const now = Date.now();
+    const id = now > log.last.ms ? { ms: now, seq: 0 } : { ms: log.last.ms, seq: log.last.seq + 1 };
+    log.last = id;
+    const stored: Stored = { id, key: String(command.key), payload };
+    if (command.replyTo) stored.replyTo = command.replyTo;
+    log.entries.push(stored);
+    if (log.length > this.#maxLength) log.dropUpTo(log.entries.length - this.#maxLength);
+    for (const wake of [...log.readers]) wake();
+    return formatStreamId(id);
+  }
+
   #entries(partition: number, after: StreamId, max: number): StreamEntry[] {
     const log = this.#logs.get(partition);
     const count = Math.floor(max);
     if (!log || !(count >= 1)) return [];
     const start = log.after(after);
-    return log.entries.slice(start, start + count).map((entry) => ({
-      id: formatStreamId(entry.id),
-      key: entry.key,
-      payload: JSON.parse(entry.payload) as unknown,
-    }));
+    return log.entries.slice(start, start + count).map((entry) => {
+      const read: StreamEntry = { id: formatStreamId(entry.id), key: entry.key, payload: JSON.parse(entry.payload) as unknown };
+      if (entry.replyTo) read.replyTo = entry.replyTo;
+      return read;
+    });
   }
 
   #log(partition: number): Log {

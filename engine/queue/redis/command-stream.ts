@@ -1,7 +1,10 @@
-// Partition command streams in Redis Streams: API pods XADD, the partition's
-// leader XREADs (blocking on a connection of its own per partition, since a
-// blocked connection can do nothing else) and trims what it committed with
-// XTRIM MINID, so the stream's length is exactly the backlog.
+// Partition command streams in Redis Streams: API pods XADD (or, under
+// backpressure, run append-if-below.lua: XLEN and XADD in one step), the
+// partition's leader XREADs (blocking on a connection of its own per
+// partition, since a blocked connection can do nothing else) and trims what
+// it committed with XTRIM MINID, so the stream's length is exactly the
+// backlog. An entry's fields: k (command key), d (payload JSON), r (reply
+// channel, when the sender expects its reply there).
 import type { Redis } from 'ioredis';
 import { assertPartition } from '../job-payload.ts';
 import { formatStreamId, nextStreamId, parseStreamId } from '../stream-id.ts';
@@ -19,11 +22,15 @@ function entriesOf(reply: XReadReply): [string, string[]][] {
 function decode([id, fields]: [string, string[]]): StreamEntry {
   let key = '';
   let payload = 'null';
+  let replyTo: string | undefined;
   for (let i = 0; i < fields.length; i += 2) {
     if (fields[i] === 'k') key = fields[i + 1];
     else if (fields[i] === 'd') payload = fields[i + 1];
+    else if (fields[i] === 'r') replyTo = fields[i + 1];
   }
-  return { id, key, payload: JSON.parse(payload) as unknown };
+  const entry: StreamEntry = { id, key, payload: JSON.parse(payload) as unknown };
+  if (replyTo) entry.replyTo = replyTo;
+  return entry;
 }
 
 export class RedisCommandStream implements CommandStream {
@@ -41,19 +48,24 @@ export class RedisCommandStream implements CommandStream {
 
   async append(partition: number, command: Command): Promise<string> {
     assertPartition(partition);
-    const id = await this.#redis.xadd(
-      this.#keys.commands(partition),
-      'MAXLEN',
-      '~',
-      this.#maxLength,
-      '*',
-      'k',
-      String(command.key),
-      'd',
-      JSON.stringify(command.payload ?? null),
-    );
+    const fields = ['k', String(command.key), 'd', JSON.stringify(command.payload ?? null)];
+    if (command.replyTo) fields.push('r', command.replyTo);
+    const id = await this.#redis.xadd(this.#keys.commands(partition), 'MAXLEN', '~', this.#maxLength, '*', ...fields);
     if (id === null) throw new Error('XADD returned no id');
     return id;
+  }
+
+  async appendIfBelow(partition: number, command: Command, limit: number): Promise<'appended' | 'full'> {
+    assertPartition(partition);
+    const id = await this.#redis.orcaAppendIfBelow(
+      this.#keys.commands(partition),
+      Math.max(0, Math.floor(limit)),
+      this.#maxLength,
+      String(command.key),
+      JSON.stringify(command.payload ?? null),
+      command.replyTo ?? '',
+    );
+    return id === null ? 'full' : 'appended';
   }
 
   async read(partition: number, afterId: string, max: number, blockMs: number): Promise<StreamEntry[]> {
@@ -85,6 +97,12 @@ export class RedisCommandStream implements CommandStream {
   async pending(partition: number): Promise<number> {
     assertPartition(partition);
     return this.#redis.xlen(this.#keys.commands(partition));
+  }
+
+  async lastEntryId(partition: number): Promise<string> {
+    assertPartition(partition);
+    const [newest] = await this.#redis.xrevrange(this.#keys.commands(partition), '+', '-', 'COUNT', 1);
+    return newest ? newest[0] : '0';
   }
 
   async close(): Promise<void> {

@@ -15,6 +15,7 @@ describe('QueueKeys', () => {
     expect(keys.job('we{ir}d%', '7')).toBe('orca:{a:we%7Bir%7Dd%25}:j:7');
     expect(keys.commands(3)).toBe('orca:{p3}:commands');
     expect(keys.reply('x}y')).toBe('orca:{r:x%7Dy}:reply');
+    expect(keys.inbox('ab{c')).toBe('orca:{i:ab%7Bc}:replies');
   });
 
   it('refuses a prefix that would open a hash tag', () => {
@@ -40,6 +41,12 @@ describe.skipIf(skip)(`Redis key layout${skip ? ' (REDIS_URL is not set: skipped
       await queues.jobs.rebuild(5, [queuedJob('2', { account: 'globex', partition: 5 })]);
       await queues.commands.append(2, { key: 'c', payload: {} });
       await queues.replies.sendReplies([{ commandKey: 'c', result: 1 }]);
+      const expected = await queues.replies.expectReply('d', 5000);
+      expect(await queues.commands.appendIfBelow(4, { key: 'd', payload: {}, replyTo: expected.channel }, 10)).toBe('appended');
+      await queues.replies.sendReplies([{ commandKey: 'd', result: 2, replyTo: expected.channel }]);
+      expect(await expected.promise).toBe(2);
+      // The reply inbox is a channel: it leaves no key behind.
+      expect(await redis.exists(queues.replies.inbox)).toBe(0);
 
       const keys = await redis.keys(`${test.prefix}*`);
       expect(keys.length).toBeGreaterThan(5);

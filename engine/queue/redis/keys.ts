@@ -14,7 +14,9 @@
 //
 // Channels (pub/sub is not slotted, the tags only keep names uniform):
 //   <prefix>{a:<account>}:ready:<type>        a job of (account, type) became available
-//   <prefix>{r:<commandKey>}:reply            a reply was sent
+//   <prefix>{r:<commandKey>}:reply            a reply was sent (replies without replyTo)
+//   <prefix>{i:<id>}:replies                  one process's reply inbox: a batch's replies
+//                                             to the commands that process appended
 //
 // The scripts derive job, queue and partition keys of one account from the
 // account's prefix; those share the slot of the keys they are passed.
@@ -75,5 +77,10 @@ export class QueueKeys {
 
   reply(commandKey: string): string {
     return `${this.prefix}{r:${tagSafe(commandKey)}}:reply`;
+  }
+
+  /** A process's reply channel; `id` is random per queues handle. */
+  inbox(id: string): string {
+    return `${this.prefix}{i:${tagSafe(id)}}:replies`;
   }
 }

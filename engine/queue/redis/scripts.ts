@@ -16,6 +16,7 @@ declare module 'ioredis' {
     orcaUpdateVariables(jobKey: string, variablesJson: string): Result<number, Context>;
     orcaRebuildUpsert(seqKey: string, activeKey: string, stagingKey: string, ...args: Arg[]): Result<[number, number], Context>;
     orcaRebuildFinish(partitionKey: string, stagingKey: string, activeKey: string, ...args: Arg[]): Result<[number, number], Context>;
+    orcaAppendIfBelow(streamKey: string, ...args: Arg[]): Result<string | null, Context>;
   }
 }
 
@@ -27,6 +28,7 @@ const scripts = {
   orcaUpdateVariables: { file: 'update-variables.lua', numberOfKeys: 1 },
   orcaRebuildUpsert: { file: 'rebuild-upsert.lua', numberOfKeys: 3 },
   orcaRebuildFinish: { file: 'rebuild-finish.lua', numberOfKeys: 3 },
+  orcaAppendIfBelow: { file: 'append-if-below.lua', numberOfKeys: 1 },
 } as const;
 
 let sources: Map<string, string> | undefined;

@@ -13,7 +13,7 @@ export interface Harness {
   open(): Promise<Queues>;
   /** Loses everything the store holds, as a Redis flush would. Needs `{ db }` for Redis. */
   flush(): Promise<void>;
-  /** Pending long-poll and reply subscriptions over every handle opened. */
+  /** Pending long polls and reply waiters over every handle opened. */
   listeners(): number;
   /** Closes every handle and deletes the store's keys. */
   cleanup(): Promise<void>;
@@ -67,7 +67,12 @@ const redis: Implementation = {
           await client.quit();
         }
       },
-      listeners: () => opened.reduce((sum, queues) => sum + queues.subscriber.channelCount, 0),
+      // A handle's reply inbox stays subscribed for its life: what counts is its waiters.
+      listeners: () =>
+        opened.reduce(
+          (sum, queues) => sum + queues.subscriber.channelCount - (queues.replies.inboxSubscribed ? 1 : 0) + queues.replies.waiterCount,
+          0,
+        ),
       async cleanup() {
         await Promise.all(opened.map((queues) => queues.close()));
         await test.cleanup();

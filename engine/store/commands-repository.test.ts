@@ -1,0 +1,75 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestDatabase } from '../../test/support/database.ts';
+import { commandsRepository } from './commands-repository.ts';
+import { commitBatch } from './commit-batch.ts';
+import type { Database } from './database.ts';
+import { leasesRepository } from './leases-repository.ts';
+
+const testDb = createTestDatabase();
+let database: Database;
+let repo: ReturnType<typeof commandsRepository>;
+let epochs: Map<number, number>;
+
+beforeAll(async () => {
+  database = await testDb.open();
+  repo = commandsRepository(database.db);
+  epochs = new Map();
+  for (const partition of [1, 2]) epochs.set(partition, (await leasesRepository(database.db).acquireLease(partition, 'shard-a', 60_000))!.epoch);
+});
+afterAll(() => testDb.cleanup());
+
+function store(partition: number, results: Record<string, unknown>) {
+  return commitBatch(database.db, {
+    partition,
+    epoch: epochs.get(partition)!,
+    commands: Object.entries(results).map(([key, result]) => ({ key, result })),
+  });
+}
+
+describe('findCommandResults', () => {
+  it('answers stored results by key, on the given partition only; null is an answer, absence is not', async () => {
+    await store(1, { a: { processInstanceKey: '1' }, b: null, 'we\'ird "key"': 'x' });
+    await store(2, { a: 'partition two' });
+    const found = await repo.findCommandResults(1, ['a', 'b', 'never', 'a', 'we\'ird "key"']);
+    expect(Object.fromEntries(found)).toEqual({ a: { processInstanceKey: '1' }, b: null, 'we\'ird "key"': 'x' });
+    expect(found.has('never')).toBe(false);
+    expect((await repo.findCommandResults(2, ['a', 'b'])).get('a')).toBe('partition two');
+    expect((await repo.findCommandResults(2, ['a', 'b'])).has('b')).toBe(false);
+  });
+
+  it('answers an empty list without asking the database', async () => {
+    expect((await repo.findCommandResults(1, [])).size).toBe(0);
+  });
+
+  it('looks up thousands of keys in one statement', async () => {
+    const results: Record<string, unknown> = {};
+    for (let i = 0; i < 3000; i++) results[`bulk-${i}`] = { i };
+    await store(1, results);
+    const keys = Array.from({ length: 5000 }, (_, i) => `bulk-${i}`);
+    const client = (database.db as unknown as { $client: { query: (...args: unknown[]) => unknown } }).$client;
+    const original = Object.getOwnPropertyDescriptor(client, 'query');
+    const query = client.query;
+    let calls = 0;
+    client.query = (...args: unknown[]) => {
+      calls++;
+      return query.apply(client, args);
+    };
+    let found: Map<string, unknown>;
+    try {
+      found = await repo.findCommandResults(1, keys);
+    } finally {
+      if (original) Object.defineProperty(client, 'query', original);
+      else delete (client as { query?: unknown }).query;
+    }
+    expect(calls).toBe(1);
+    expect(found.size).toBe(3000);
+    expect(found.get('bulk-2999')).toEqual({ i: 2999 });
+  });
+
+  it('pruneCommands forgets results older than the horizon', async () => {
+    await store(2, { old: 1 });
+    expect(await repo.pruneCommands(2, new Date(Date.now() - 60_000))).toBe(0);
+    expect(await repo.pruneCommands(2, new Date(Date.now() + 60_000))).toBeGreaterThanOrEqual(2);
+    expect((await repo.findCommandResults(2, ['old', 'a'])).size).toBe(0);
+  });
+});
