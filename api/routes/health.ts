@@ -9,7 +9,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import { z } from 'zod';
 import type { Engine } from '../../engine/partition/index.ts';
 import type { RedisQueues } from '../../engine/queue/redis/redis-queues.ts';
-import { StoreUnavailableError } from '../../engine/store/index.ts';
+import { pendingMigrations, StoreUnavailableError } from '../../engine/store/index.ts';
 import { route } from '../openapi/route.ts';
 import { ApiError } from '../problem.ts';
 import type { RegisterRoutes } from './index.ts';
@@ -66,6 +66,8 @@ async function checkDatabase(engine: Engine, log: FastifyBaseLogger): Promise<Pi
   try {
     // A real read of a migrated table: proves the connection, the search_path and the schema at once.
     await withTimeout(engine.store.leases.listLeases(), CHECK_TIMEOUT_MS);
+    const pending = await withTimeout(pendingMigrations(engine.store.db), CHECK_TIMEOUT_MS);
+    if (pending > 0) return { postgres: { status: 'up' }, migrations: { status: 'down', reason: `${pending} committed migration(s) are not applied` } };
     return { postgres: { status: 'up' }, migrations: { status: 'up' } };
   } catch (error) {
     const state = sqlState(error);

@@ -3,7 +3,10 @@
 // one dedicated connection holding a session advisory lock, so pods starting
 // together queue up instead of racing to create the same tables; PGlite is a
 // single in-process session, where a promise chain does the same job.
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { sql } from 'drizzle-orm';
+import { rows, type Db } from './db.ts';
 import type { PGlite } from '@electric-sql/pglite';
 import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
 import { migrate as migrateNodePg } from 'drizzle-orm/node-postgres/migrator';
@@ -57,4 +60,12 @@ export function migratePglite(client: PGlite, schema: string): Promise<void> {
   });
   pgliteQueues.set(client, run);
   return run;
+}
+
+/** How many committed migrations are not applied in the connected schema (readiness checks). */
+export async function pendingMigrations(db: Db): Promise<number> {
+  const journal = JSON.parse(readFileSync(new URL('./migrations/meta/_journal.json', import.meta.url), 'utf8')) as { entries: unknown[] };
+  // The migrator keeps its table in the target schema, which is the connection's search_path.
+  const [row] = await rows<{ n: number }>(db, sql`select count(*)::int as n from "__drizzle_migrations"`);
+  return Math.max(0, journal.entries.length - Number(row?.n ?? 0));
 }

@@ -79,6 +79,26 @@ describe('GET /readyz', () => {
     expect((await api.call('GET', '/readyz')).status).toBe(200);
   });
 
+  it.skipIf(!databaseUrl)('is a 503 naming migrations when a committed migration is not applied', async () => {
+    const api = await start();
+    const schema = api.config.schema!;
+    const client = new pg.Client({ connectionString: databaseUrl });
+    await client.connect();
+    try {
+      await client.query(`create table "${schema}"."migrations_backup" as select * from "${schema}"."__drizzle_migrations"`);
+      await client.query(`delete from "${schema}"."__drizzle_migrations" where id = (select max(id) from "${schema}"."__drizzle_migrations")`);
+      const res = await api.call('GET', '/readyz');
+      expect(res.status).toBe(503);
+      expect(res.json.failed).toEqual(['migrations']);
+      expect(res.json.checks.migrations.reason).toBe('1 committed migration(s) are not applied');
+    } finally {
+      await client.query(`delete from "${schema}"."__drizzle_migrations"`);
+      await client.query(`insert into "${schema}"."__drizzle_migrations" select * from "${schema}"."migrations_backup"`);
+      await client.end();
+    }
+    expect((await api.call('GET', '/readyz')).status).toBe(200);
+  });
+
   it.skipIf(!redisUrl)('is a 503 naming redis while Redis does not answer, and 200 again once it does', async () => {
     const target = new URL(redisUrl!);
     const proxy = new TcpProxy(target.hostname, Number(target.port || 6379));
