@@ -9,17 +9,15 @@
 // killed on stop, on failure, and when this process exits.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
-import { mkdtemp, readFile, rename, rm, writeFile } from 'node:fs/promises';
-import { createRequire } from 'node:module';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { PGlite } from '@electric-sql/pglite';
 import { createIdentity } from '../api/identity/index.ts';
 import { createMailer } from '../api/mail/index.ts';
 import { createStore, openDatabase, type Database } from '../engine/store/index.ts';
+import { pgliteTemplate } from '../test/support/database.ts';
 import { checkServices, messageOf, newScratch, removeScratch, ServicesUnavailable, type Scratch, type Services } from './bench-engine-services.ts';
 
 export type Backend = 'embedded' | 'pg-redis';
@@ -226,28 +224,3 @@ function freePort(): Promise<number> {
   });
 }
 
-// PGlite's initdb takes seconds on a small machine. An initialised, empty
-// data directory is the same every time for one PGlite version, so it is
-// loaded from the dump the tests keep in the temp directory (same name as in
-// test/support/database.ts), made once when missing. Any trouble: initdb.
-async function pgliteTemplate(): Promise<Blob | undefined> {
-  try {
-    const entry = createRequire(import.meta.url).resolve('@electric-sql/pglite');
-    const { version } = JSON.parse(readFileSync(path.join(path.dirname(entry), '..', 'package.json'), 'utf8')) as { version: string };
-    const templatePath = path.join(tmpdir(), `orca-pglite-template-${version}-${process.getuid?.() ?? 0}.tar`);
-    try {
-      return new Blob([await readFile(templatePath)]);
-    } catch {
-      const fresh = await PGlite.create('memory://');
-      const dump = await fresh.dumpDataDir('none');
-      await fresh.close();
-      // Write then rename, so a concurrent reader never sees half a file.
-      const partial = `${templatePath}.${process.pid}.${randomBytes(4).toString('hex')}`;
-      await writeFile(partial, Buffer.from(await dump.arrayBuffer()));
-      await rename(partial, templatePath);
-      return new Blob([await readFile(templatePath)]);
-    }
-  } catch {
-    return undefined;
-  }
-}

@@ -8,15 +8,14 @@
 //   const { apiKey } = await api.newAccount();
 //   const res = await api.call('GET', '/api/v1/account', { apiKey });
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
-import { mkdir, mkdtemp, readFile, rename, rm, writeFile } from 'node:fs/promises';
-import { createRequire } from 'node:module';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import pg from 'pg';
 import { createApp, type App, type AppConfig } from '../../api/app.ts';
 import type { OutboxMessage } from '../../engine/store/index.ts';
+import { pgliteTemplate } from '../support/database.ts';
 import { deleteByPrefix } from '../support/redis.ts';
 
 export interface CallOptions {
@@ -167,21 +166,8 @@ async function dropSchema(url: string, schema: string): Promise<void> {
 // migrates. Any trouble: leave the directory empty and let initdb run.
 async function seedPgliteDataDir(dataDir: string): Promise<void> {
   try {
-    const entry = createRequire(import.meta.url).resolve('@electric-sql/pglite');
-    const { version } = JSON.parse(readFileSync(join(dirname(entry), '..', 'package.json'), 'utf8')) as { version: string };
-    const templatePath = join(tmpdir(), `orca-pglite-template-${version}-${process.getuid?.() ?? 0}.tar`);
-    let template: Blob;
-    try {
-      template = new Blob([await readFile(templatePath)]);
-    } catch {
-      const fresh = await PGlite.create('memory://');
-      const dump = await fresh.dumpDataDir('none');
-      await fresh.close();
-      const partial = `${templatePath}.${process.pid}.${randomBytes(4).toString('hex')}`;
-      await writeFile(partial, Buffer.from(await dump.arrayBuffer()));
-      await rename(partial, templatePath);
-      template = new Blob([await readFile(templatePath)]);
-    }
+    const template = await pgliteTemplate();
+    if (template === undefined) return;
     const seeded = await PGlite.create({ dataDir, loadDataDir: template });
     await seeded.close();
   } catch {

@@ -86,7 +86,8 @@ function pgliteVersion(): string {
   return manifest.version;
 }
 
-async function pgliteTemplate(): Promise<Blob | undefined> {
+/** An initialised, empty PGlite data directory (a tar dump), cached in the temp directory; undefined on any trouble (then initdb runs). */
+export async function pgliteTemplate(): Promise<Blob | undefined> {
   try {
     return new Blob([await readFile(templatePath)]);
   } catch {
