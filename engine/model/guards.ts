@@ -2,6 +2,7 @@
 // oversized input is turned away in time linear in its length: the byte limit,
 // DOCTYPE / entity declarations (billion laughs) and a flow-element count
 // taken with one regular-expression scan.
+import { ACTIVITIES, EVENT_ELEMENTS, GATEWAYS } from './labels.ts';
 import type { ModelProblem } from './types.ts';
 
 export const DEFAULT_MAX_BYTES = 10 * 1024 * 1024;
@@ -17,32 +18,7 @@ export interface Limits {
  * nodes and sequence flows. The pre-parse scan ignores namespaces (it runs on
  * text), so it can only over-count, never let a large model through.
  */
-export const COUNTED_ELEMENTS = [
-  'sequenceFlow',
-  'startEvent',
-  'endEvent',
-  'intermediateCatchEvent',
-  'intermediateThrowEvent',
-  'boundaryEvent',
-  'implicitThrowEvent',
-  'task',
-  'manualTask',
-  'serviceTask',
-  'sendTask',
-  'scriptTask',
-  'userTask',
-  'receiveTask',
-  'businessRuleTask',
-  'callActivity',
-  'subProcess',
-  'adHocSubProcess',
-  'transaction',
-  'exclusiveGateway',
-  'parallelGateway',
-  'inclusiveGateway',
-  'eventBasedGateway',
-  'complexGateway',
-] as const;
+export const COUNTED_ELEMENTS: readonly string[] = ['sequenceFlow', ...EVENT_ELEMENTS, ...ACTIVITIES, ...GATEWAYS];
 
 const COUNT_PATTERN = new RegExp(`<(?:[A-Za-z_][\\w.-]*:)?(?:${COUNTED_ELEMENTS.join('|')})(?=[\\s/>])`, 'g');
 const DOCTYPE_PATTERN = /<!(?:DOCTYPE|ENTITY)/i;

@@ -79,6 +79,23 @@ export const EVENT_ELEMENTS: ReadonlySet<string> = new Set([
   'implicitThrowEvent',
 ]);
 
+export const ACTIVITIES: ReadonlySet<string> = new Set([
+  'task',
+  'manualTask',
+  'serviceTask',
+  'sendTask',
+  'scriptTask',
+  'userTask',
+  'receiveTask',
+  'businessRuleTask',
+  'callActivity',
+  'subProcess',
+  'adHocSubProcess',
+  'transaction',
+]);
+
+export const GATEWAYS: ReadonlySet<string> = new Set(['exclusiveGateway', 'parallelGateway', 'inclusiveGateway', 'eventBasedGateway', 'complexGateway']);
+
 /** "Timer boundary event", "Non-interrupting message start event", "Service task". */
 export function subjectOf(kind: string, eventKind?: string, nonInterrupting = false): string {
   if (!EVENT_ELEMENTS.has(kind) || eventKind === undefined) return capitalize(kindWords(kind));

@@ -9,7 +9,7 @@ import { readEvent, resolveMessage, type Catalog } from './events.ts';
 import { feelSource, isFeel, mappingSource, valueExpr } from './expressions.ts';
 import { Findings } from './findings.ts';
 import { messageCatchJob, receiveTaskJob, scriptJob, taskDefinitionJob, userTaskJob } from './jobs.ts';
-import { EVENT_ELEMENTS, lowerFirst, named } from './labels.ts';
+import { ACTIVITIES, EVENT_ELEMENTS, GATEWAYS, lowerFirst, named } from './labels.ts';
 import { readZeebe, type ZeebeExtensions } from './read-zeebe.ts';
 import type { CompiledModel, ElementType, FlowNode, IoMapping, LoopDefinition, SequenceFlow } from './types.ts';
 import { BPMN_NS, bpmnChild, type XmlElement } from './xml.ts';
@@ -62,22 +62,7 @@ export interface ProcessRead {
   findings: Findings;
 }
 
-export const ACTIVITIES: ReadonlySet<string> = new Set([
-  'task',
-  'manualTask',
-  'serviceTask',
-  'sendTask',
-  'scriptTask',
-  'userTask',
-  'receiveTask',
-  'businessRuleTask',
-  'callActivity',
-  'subProcess',
-  'adHocSubProcess',
-  'transaction',
-]);
-
-export const GATEWAYS: ReadonlySet<string> = new Set(['exclusiveGateway', 'parallelGateway', 'inclusiveGateway', 'eventBasedGateway', 'complexGateway']);
+export { ACTIVITIES, GATEWAYS } from './labels.ts';
 
 const CONTAINERS: ReadonlySet<string> = new Set(['subProcess', 'adHocSubProcess', 'transaction']);
 
