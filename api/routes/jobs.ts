@@ -23,7 +23,9 @@ const activateBody = z.object({
     .min(0)
     .max(MAX_LONG_POLL_MS)
     .optional()
-    .describe('Extension: wait up to this many milliseconds for a job when none is available (long polling). Absent or 0: answer at once.'),
+    .describe('Extension: wait up to this many milliseconds for a job when none is available (long polling). Absent or 0: answer at once.')
+    // DESIGN §6: opt-in capabilities are tagged in the OpenAPI document.
+    .meta({ 'x-orca-extension': true }),
 });
 
 const jobSchema = z.object({

@@ -142,3 +142,18 @@ describe('buildOpenApiDocument', () => {
     expect(response.properties.count).toEqual({ type: 'integer' });
   });
 });
+
+describe('extension fields', () => {
+  it('tags the requestTimeout field of job activation as an extension', async () => {
+    const api = await apiFixture();
+    try {
+      const doc = (await api.call('GET', '/api/v1/openapi.json')).json;
+      const body = doc.paths['/api/v1/jobs/activate'].post.requestBody.content['application/json'].schema;
+      const schema = body.$ref ? doc.components.schemas[body.$ref.split('/').pop()] : body;
+      expect(schema.properties.requestTimeout['x-orca-extension']).toBe(true);
+      expect(schema.properties.type['x-orca-extension']).toBeUndefined();
+    } finally {
+      await api.close();
+    }
+  }, 120_000);
+});
