@@ -5,7 +5,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
-import { describe } from 'vitest';
+import { describe, expect } from 'vitest';
 import { EngineError, type Engine } from '../../engine/partition/index.ts';
 import { end, flow, processXml, service, start } from '../../engine/runtime/testing.ts';
 
@@ -308,4 +308,24 @@ export class ShardProcess {
       clearTimeout(timer);
     }
   }
+}
+
+/**
+ * Waits (bounded) until `count` instances of the account are COMPLETED in
+ * Postgres, failing early if the load reported a failure; then stops the
+ * load and asserts it ended without one.
+ */
+export async function untilAllCompleted(load: Load, schema: string, account: string, count: number): Promise<void> {
+  await waitFor(
+    async () => {
+      if (load.failure() !== undefined) throw load.failure();
+      const truth = await storedTruth(schema, account);
+      return [...truth.instances.values()].filter((s) => s === 'COMPLETED').length >= count ? true : undefined;
+    },
+    'every instance to complete',
+    60_000,
+    100,
+  );
+  await load.stop();
+  expect(load.failure()).toBeUndefined();
 }

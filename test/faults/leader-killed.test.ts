@@ -10,7 +10,7 @@
 import { afterAll, beforeAll, expect, it, onTestFailed, onTestFinished } from 'vitest';
 import type { Engine } from '../../engine/partition/index.ts';
 import { engineFixture, type EngineFixture } from '../engine/engine-fixture.ts';
-import { faultSuite, Load, ONE_TASK, ShardProcess, storedResults, storedTruth, waitFor } from './fault-support.ts';
+import { faultSuite, Load, ONE_TASK, ShardProcess, storedResults, storedTruth, untilAllCompleted, waitFor } from './fault-support.ts';
 
 const ACCOUNT = 'acct-kill';
 const PARTITIONS = 2;
@@ -100,18 +100,7 @@ faultSuite('fault: the partition leader is killed mid-batch', () => {
     await load.startsDone();
     expect(load.started.size).toBe(STARTS);
     // Every instance gets its job completed, across both takeovers.
-    await waitFor(
-      async () => {
-        if (load.failure() !== undefined) throw load.failure();
-        const truth = await storedTruth(fixture.config.schema!, ACCOUNT);
-        return [...truth.instances.values()].filter((s) => s === 'COMPLETED').length >= STARTS ? true : undefined;
-      },
-      'every instance to complete',
-      60_000,
-      100,
-    );
-    await load.stop();
-    expect(load.failure()).toBeUndefined();
+    await untilAllCompleted(load, fixture.config.schema!, ACCOUNT, STARTS);
 
     const truth = await storedTruth(fixture.config.schema!, ACCOUNT);
     // Every start that got an answer exists exactly once, and nothing else was started.

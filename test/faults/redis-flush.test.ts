@@ -11,7 +11,7 @@ import { afterAll, beforeAll, expect, it, onTestFinished } from 'vitest';
 import type { Engine } from '../../engine/partition/index.ts';
 import { deleteByPrefix } from '../support/redis.ts';
 import { engineFixture, type EngineFixture } from '../engine/engine-fixture.ts';
-import { faultSuite, Load, ONE_TASK, redisUrl, storedTruth, untilAnswered, waitFor } from './fault-support.ts';
+import { faultSuite, Load, ONE_TASK, redisUrl, storedTruth, untilAllCompleted, untilAnswered, waitFor } from './fault-support.ts';
 
 /** Logical database 14: FLUSHDB here never touches database 0 (or 15, which the queue tests flush). */
 const FLUSH_DB = 14;
@@ -80,18 +80,7 @@ faultSuite('fault: Redis is flushed under load', () => {
       await admin.flushdb();
     }
     await load.startsDone();
-    await waitFor(
-      async () => {
-        if (load.failure() !== undefined) throw load.failure();
-        const truth = await storedTruth(fixture.config.schema!, account);
-        return [...truth.instances.values()].filter((s) => s === 'COMPLETED').length >= STARTS ? true : undefined;
-      },
-      'every instance to complete',
-      60_000,
-      100,
-    );
-    await load.stop();
-    expect(load.failure()).toBeUndefined();
+    await untilAllCompleted(load, fixture.config.schema!, account, STARTS);
 
     const truth = await storedTruth(fixture.config.schema!, account);
     expect(load.started.size).toBe(STARTS);
