@@ -13,8 +13,8 @@ import { startTimersOf } from '../runtime/start-timers.ts';
 import { nextDue } from '../runtime/timer/index.ts';
 import { jobOffer } from '../runtime/behavior/job.ts';
 import { visibleVariables } from '../runtime/behavior/variables.ts';
-import type { ApplyContext, ApplyResult, Command, JobOffer, ProcessInstance } from '../runtime/types.ts';
-import { streamIdIsAfter, type QueuedJob, type Queues, type Reply, type StoredJob, type StreamEntry } from '../queue/index.ts';
+import type { ApplyContext, ApplyResult, Command, JobOffer, ProcessInstance, Variables } from '../runtime/types.ts';
+import { streamIdIsAfter, type Publication, type QueuedJob, type Queues, type Reply, type StoredJob, type StreamEntry } from '../queue/index.ts';
 import type { Batch, JobWrite, Store, TimerWrite } from '../store/index.ts';
 import { StaleEpochError } from '../store/index.ts';
 import type { CommandReply, EngineCommand } from './commands.ts';
@@ -249,20 +249,23 @@ export class PartitionLeader {
     for (let n = 0; this.internal.length > 0 && n < FOLLOW_UP_MAX; n++) await this.executeInternal(this.internal.shift()!, work);
     await store.commitBatch(work.batch);
     // Committed: now, and only now, the world may see it.
-    if (work.push.length > 0) await queues.jobs.push(work.push);
-    await this.refreshWaitingJobs(work);
-    for (const job of work.requeue) await queues.jobs.requeue(job);
-    const byAccount = new Map<string, string[]>();
-    for (const { account, jobKey } of work.remove) (byAccount.get(account) ?? byAccount.set(account, []).get(account)!).push(jobKey);
-    for (const [account, jobKeys] of byAccount) await queues.jobs.remove(account, jobKeys);
     for (const key of work.disarm) this.wheel.disarm(key);
     for (const timer of work.arm) this.wheel.arm(timer);
+    const byAccount = new Map<string, string[]>();
+    for (const { account, jobKey } of work.remove) (byAccount.get(account) ?? byAccount.set(account, []).get(account)!).push(jobKey);
+    const publication: Publication = {
+      push: work.push,
+      variables: this.waitingJobVariables(work),
+      requeue: work.requeue,
+      remove: [...byAccount].map(([account, jobKeys]) => ({ account, jobKeys })),
+      replies: work.replies,
+    };
     for (const key of work.ended) this.forget(key);
-    if (work.replies.length > 0) await queues.replies.sendReplies(work.replies);
     if (entries.length > 0) {
       this.lastId = entries[entries.length - 1].id;
-      await queues.commands.ack(this.partition, this.lastId);
+      publication.ack = { partition: this.partition, uptoId: this.lastId };
     }
+    await queues.publish(publication);
   }
 
   private forget(instanceKey: string): void {
@@ -357,16 +360,19 @@ export class PartitionLeader {
    * variables as they are at activation (jobs created in this batch were
    * pushed with current ones).
    */
-  private async refreshWaitingJobs(work: BatchWork): Promise<void> {
+  private waitingJobVariables(work: BatchWork): NonNullable<Publication['variables']> {
+    const out: { account: string; jobKey: string; variables: Variables }[] = [];
+    if (work.changed.size === 0) return out;
     const fresh = new Set(work.push.map((j) => j.key));
     for (const [instanceKey, account] of work.changed) {
       const instance = this.hot.get(instanceKey)?.instance;
       if (instance === undefined) continue;
       for (const job of Object.values(instance.jobs)) {
         if (job.state !== 'ACTIVATABLE' || fresh.has(job.key)) continue;
-        await this.options.queues.jobs.updateVariables(account, job.key, { ...visibleVariables(instance, job.elementInstanceKey) });
+        out.push({ account, jobKey: job.key, variables: { ...visibleVariables(instance, job.elementInstanceKey) } });
       }
     }
+    return out;
   }
 
   /** A timer start event fired: start an instance at that start event, and re-arm a cycle. */

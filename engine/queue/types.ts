@@ -196,12 +196,33 @@ export interface Replies {
   sendReplies(replies: readonly Reply[]): Promise<void>;
 }
 
+/**
+ * What a partition leader makes visible once a batch is committed. `publish`
+ * carries it out in the order of the fields (a job pushed and removed in
+ * one batch ends up removed; replies go out only after the jobs they
+ * created are queued; the stream is acknowledged last) and, on Redis, in one
+ * round trip. Each part means what the JobQueue / Replies / CommandStream
+ * method of the same name means.
+ */
+export interface Publication {
+  push?: readonly QueuedJob[];
+  /** Waiting jobs whose instance's variables changed (`updateVariables`). */
+  variables?: readonly { account: string; jobKey: string; variables: Variables }[];
+  requeue?: readonly QueuedJob[];
+  remove?: readonly { account: string; jobKeys: readonly string[] }[];
+  replies?: readonly Reply[];
+  /** Acknowledges the partition's stream up to and including `uptoId`. */
+  ack?: { partition: number; uptoId: string };
+}
+
 /** Everything the engine and the API need from the fast path, behind one handle. */
 export interface Queues {
   readonly kind: 'redis' | 'local';
   readonly jobs: JobQueue;
   readonly commands: CommandStream;
   readonly replies: Replies;
+  /** Carries out a committed batch's Publication, in order. */
+  publish(publication: Publication): Promise<void>;
   /** Settles every pending wait (false / undefined) and releases connections. */
   close(): Promise<void>;
 }

@@ -28,7 +28,7 @@ async function counts(partition: number) {
       (select count(*)::int from jobs where partition = ${partition}) as jobs,
       (select count(*)::int from timers where partition = ${partition}) as timers,
       (select count(*)::int from incidents where partition = ${partition}) as incidents,
-      (select count(*)::int from history where partition = ${partition}) as history,
+      (select coalesce(sum(jsonb_array_length(records)), 0)::int from history where partition = ${partition}) as history,
       (select count(*)::int from commands where partition = ${partition}) as commands`,
   );
   return row;

@@ -211,10 +211,14 @@ function batchPayload(batch: Batch): Record<string, unknown[]> {
       c: i.createdAt ?? null,
     })),
   );
-  put(
-    'h',
-    (batch.history ?? []).map((w) => ({ a: w.account, k: w.instanceKey, r: w.record })),
-  );
+  // One row per instance: its records of this batch, in order.
+  const history = new Map<string, { a: string; k: string; r: HistoryRecord[] }>();
+  for (const w of batch.history ?? []) {
+    const row = history.get(w.instanceKey);
+    if (row === undefined) history.set(w.instanceKey, { a: w.account, k: w.instanceKey, r: [w.record] });
+    else row.r.push(w.record);
+  }
+  put('h', [...history.values()]);
   // An absent or null result is stored as jsonb null (coalesce below), not
   // SQL NULL: "applied, answered nothing" is still applied.
   put(
@@ -247,10 +251,20 @@ const REFUSED = 'orca batch refused: ';
  * Incidents are insert-only: their resolution belongs to the API, so a
  * replayed batch must not reopen one.
  *
- * History positions continue per instance from the highest stored one (the
- * unique (instance_key, position) index serves the lookup), in batch order.
+ * History: one row per instance, holding its records of this batch in
+ * order; positions continue from the instance's newest row (its primary
+ * key (instance_key, position) serves the lookup).
+ *
+ * Every table access is a key lookup on a unique index (=, = any, ON
+ * CONFLICT), so the plan does not depend on table sizes, and the statement
+ * is prepared once per connection and runs on its cached plan (statement.ts).
+ * That is why the deletes name no partition: with `partition = $2` beside
+ * the keys, a plan made while the table was small walks the (partition, key)
+ * index through the whole partition. Keys carry their partition (keys.ts)
+ * and only this partition's leader holds them, so the keys alone suffice.
  */
 const COMMIT_BATCH: Statement = {
+  name: 'orca-commit-batch',
   // The leading comment names the statement for whoever watches the wire (test/faults/postgres-cut).
   text: `/* orca:commit-batch */
 with input as materialized (select $1::jsonb as b),
@@ -286,8 +300,8 @@ job_up as (
 ),
 job_del as (
   delete from jobs t
-  using (select distinct jsonb_array_elements_text(b->'jd')::int8 as k from input) d
-  where t.key = d.k and t.partition = $2::int and exists (select from ok)
+  where t.key = any (array(select jsonb_array_elements_text(b->'jd')::int8 from input))
+    and exists (select from ok)
 ),
 timer_up as (
   insert into timers as t (key, account, partition, instance_key, owner_key, bpmn_process_id, process_version,
@@ -303,8 +317,8 @@ timer_up as (
 ),
 timer_del as (
   delete from timers t
-  using (select distinct jsonb_array_elements_text(b->'td')::int8 as k from input) d
-  where t.key = d.k and t.partition = $2::int and exists (select from ok)
+  where t.key = any (array(select jsonb_array_elements_text(b->'td')::int8 from input))
+    and exists (select from ok)
 ),
 incident_ins as (
   insert into incidents (key, account, partition, instance_key, element_id, element_instance_key, job_key, type, message, created_at)
@@ -314,20 +328,14 @@ incident_ins as (
   where exists (select from ok)
   on conflict (key) do nothing
 ),
-hist_in as materialized (
-  select x.a, x.k, x.r, x.ord
-  from rows from (jsonb_to_recordset((select b->'h' from input)) as (a text, k int8, r jsonb)) with ordinality as x(a, k, r, ord)
-),
-hist_last as (
-  select d.k, (select max(h.position) from history h where h.instance_key = d.k) as position
-  from (select distinct k from hist_in) d
-),
 hist as (
-  insert into history (account, partition, instance_key, position, record)
-  select x.a, $2::int, x.k, coalesce(l.position, 0) + row_number() over (partition by x.k order by x.ord), x.r
-  from hist_in x join hist_last l on l.k = x.k
+  insert into history (account, partition, instance_key, position, records)
+  select x.a, $2::int, x.k,
+         coalesce((select h.position + jsonb_array_length(h.records) from history h
+                   where h.instance_key = x.k order by h.position desc limit 1), 1),
+         x.r
+  from jsonb_to_recordset((select b->'h' from input)) as x(a text, k int8, r jsonb)
   where exists (select from ok)
-  order by x.ord
 ),
 cmd as (
   insert into commands (partition, command_key, result)

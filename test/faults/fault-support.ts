@@ -101,7 +101,8 @@ export async function storedTruth(schema: string, account: string): Promise<Stor
   const completedJobs = new Map<string, number>();
   const history = await query<{ instance_key: string; type: string; job_key: string | null }>(
     schema,
-    `select instance_key::text as instance_key, record->>'type' as type, record->>'jobKey' as job_key from history where account = $1`,
+    `select h.instance_key::text as instance_key, r->>'type' as type, r->>'jobKey' as job_key
+     from history h, jsonb_array_elements(h.records) r where h.account = $1`,
     [account],
   );
   for (const row of history) {

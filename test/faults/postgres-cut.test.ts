@@ -43,11 +43,13 @@ class MessageFramer {
 /**
  * Whether a client message commits a leader's batch: a COMMIT, or the
  * batch's single statement (engine/store/commit-batch.ts, its own implicit
- * transaction), which opens with a comment naming it.
+ * transaction), which opens with a comment naming it. That statement is
+ * prepared by name once per connection: later runs send only a Bind naming it.
  */
 function commitsBatch(message: Buffer): boolean {
   const sql = sqlOf(message);
-  return sql !== undefined && (/^\s*commit\b/i.test(sql) || sql.startsWith('/* orca:commit-batch */'));
+  if (sql !== undefined) return /^\s*commit\b/i.test(sql) || sql.startsWith('/* orca:commit-batch */');
+  return boundStatementOf(message) === 'orca-commit-batch';
 }
 
 /** The SQL of a client message (simple query, or the Parse of an extended one); undefined for others. */
@@ -56,6 +58,14 @@ function sqlOf(message: Buffer): string | undefined {
   if (type !== 'Q' && type !== 'P') return undefined;
   const text = message.subarray(5).toString('utf8');
   return type === 'Q' ? text : text.slice(text.indexOf('\0') + 1);
+}
+
+/** The prepared statement a Bind message runs (after the portal name); undefined for other messages. */
+function boundStatementOf(message: Buffer): string | undefined {
+  if (String.fromCharCode(message[0]) !== 'B') return undefined;
+  const body = message.subarray(5);
+  const start = body.indexOf(0) + 1;
+  return body.subarray(start, body.indexOf(0, start)).toString('utf8');
 }
 
 /** A TCP proxy to Postgres that a test can cut, silence, restore, and have drop a connection right after a COMMIT. */

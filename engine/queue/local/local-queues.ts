@@ -1,7 +1,7 @@
 // The embedded default (`npm start` with no REDIS_URL): job queues, command
 // streams and replies in this process, behind the same interfaces and with
 // the same semantics as the Redis implementation, and no I/O at all.
-import type { Queues, QueuesOptions } from '../types.ts';
+import type { Publication, Queues, QueuesOptions } from '../types.ts';
 import type { Cancellable } from '../wait.ts';
 import { LocalCommandStream } from './command-stream.ts';
 import { LocalJobQueue } from './job-queue.ts';
@@ -18,6 +18,17 @@ export class LocalQueues implements Queues {
     this.jobs = new LocalJobQueue(this.#waits);
     this.commands = new LocalCommandStream(this.#waits, options.streamMaxLength);
     this.replies = new LocalReplies(this.#waits, options.replyTtlMs);
+  }
+
+  /** In order, part by part: nothing here does I/O, so there is no round trip to save. */
+  async publish(publication: Publication): Promise<void> {
+    const { push, variables, requeue, remove, replies, ack } = publication;
+    if (push?.length) await this.jobs.push(push);
+    for (const v of variables ?? []) await this.jobs.updateVariables(v.account, v.jobKey, v.variables);
+    for (const job of requeue ?? []) await this.jobs.requeue(job);
+    for (const r of remove ?? []) await this.jobs.remove(r.account, r.jobKeys);
+    if (replies?.length) await this.replies.sendReplies(replies);
+    if (ack) await this.commands.ack(ack.partition, ack.uptoId);
   }
 
   async close(): Promise<void> {

@@ -5,7 +5,7 @@
 // it committed with XTRIM MINID, so the stream's length is exactly the
 // backlog. An entry's fields: k (command key), d (payload JSON), r (reply
 // channel, when the sender expects its reply there).
-import type { Redis } from 'ioredis';
+import type { ChainableCommander, Redis } from 'ioredis';
 import { assertPartition } from '../job-payload.ts';
 import { formatStreamId, nextStreamId, parseStreamId } from '../stream-id.ts';
 import type { Command, CommandStream, StreamEntry } from '../types.ts';
@@ -88,10 +88,18 @@ export class RedisCommandStream implements CommandStream {
   }
 
   async ack(partition: number, uptoId: string): Promise<void> {
+    const pipeline = this.#redis.pipeline();
+    this.stageAck(pipeline, partition, uptoId);
+    const results = await pipeline.exec();
+    for (const [error] of results ?? []) if (error) throw error;
+  }
+
+  /** Adds `ack` to `pipeline` (nothing for "0"). */
+  stageAck(pipeline: ChainableCommander, partition: number, uptoId: string): void {
     assertPartition(partition);
     const upto = parseStreamId(uptoId);
     if (upto.ms === 0 && upto.seq === 0) return;
-    await this.#redis.xtrim(this.#keys.commands(partition), 'MINID', formatStreamId(nextStreamId(upto)));
+    pipeline.xtrim(this.#keys.commands(partition), 'MINID', formatStreamId(nextStreamId(upto)));
   }
 
   async pending(partition: number): Promise<number> {

@@ -2,7 +2,9 @@
 // EVALSHA on the (account, type) queue, a push is one pipeline (one script
 // call per account plus the partition registries), and long polls listen on
 // the shared subscriber. Key layout in keys.ts, semantics in ../types.ts.
-import type { Redis } from 'ioredis';
+// The leader's writes also come as stage* methods that add them to a
+// pipeline of the caller's, so a whole Publication is one round trip.
+import type { ChainableCommander, Redis } from 'ioredis';
 import type { Variables } from '../../runtime/types.ts';
 import { activationCount, assertPartition, decodeActivated, encodeOffer, encodeVariables } from '../job-payload.ts';
 import type { ActivatedJob, JobQueue, QueuedJob, RebuildResult, StoredJob } from '../types.ts';
@@ -15,7 +17,7 @@ const REBUILD_CHUNK = 500;
 
 type PipelineResult = [error: Error | null, result: unknown][] | null;
 
-function check(results: PipelineResult): unknown[] {
+export function check(results: PipelineResult): unknown[] {
   if (!results) throw new Error('Redis pipeline was discarded');
   return results.map(([error, result]) => {
     if (error) throw error;
@@ -51,8 +53,22 @@ export class RedisJobQueue implements JobQueue {
   async push(jobs: readonly QueuedJob[]): Promise<number> {
     if (jobs.length === 0) return 0;
     const pipeline = this.#redis.pipeline();
+    const scripts = this.stagePush(pipeline, jobs);
+    const results = check(await pipeline.exec());
+    let added = 0;
+    for (let i = 0; i < scripts; i++) added += Number(results[i]);
+    return added;
+  }
+
+  /**
+   * Adds a push to `pipeline`: one script call per account (each answers
+   * how many jobs it newly queued), then the partition registries. Returns
+   * the number of script calls.
+   */
+  stagePush(pipeline: ChainableCommander, jobs: readonly QueuedJob[]): number {
     const accountsByPartition = new Map<number, Set<string>>();
-    for (const [account, group] of groupByAccount(jobs)) {
+    const groups = groupByAccount(jobs);
+    for (const [account, group] of groups) {
       const args: (string | number)[] = [this.#keys.account(account)];
       for (const job of group) {
         assertPartition(job.partition);
@@ -67,10 +83,7 @@ export class RedisJobQueue implements JobQueue {
     for (const [partition, accounts] of accountsByPartition) {
       pipeline.sadd(this.#keys.partitionAccounts(partition), ...accounts);
     }
-    const results = check(await pipeline.exec());
-    let added = 0;
-    for (let i = 0; i < results.length - accountsByPartition.size; i++) added += Number(results[i]);
-    return added;
+    return groups.size;
   }
 
   async activate(account: string, type: string, max: number, worker: string): Promise<ActivatedJob[]> {
@@ -96,16 +109,29 @@ export class RedisJobQueue implements JobQueue {
     return (await this.#redis.orcaUpdateVariables(this.#keys.job(account, jobKey), encodeVariables(variables))) === 1;
   }
 
+  stageUpdateVariables(pipeline: ChainableCommander, account: string, jobKey: string, variables: Variables): void {
+    pipeline.orcaUpdateVariables(this.#keys.job(account, jobKey), encodeVariables(variables));
+  }
+
   async remove(account: string, jobKeys: readonly string[]): Promise<number> {
     if (jobKeys.length === 0) return 0;
     return Number(await this.#redis.orcaRemoveJobs(this.#keys.active(account), this.#keys.account(account), ...jobKeys));
   }
 
+  stageRemove(pipeline: ChainableCommander, account: string, jobKeys: readonly string[]): void {
+    if (jobKeys.length > 0) pipeline.orcaRemoveJobs(this.#keys.active(account), this.#keys.account(account), ...jobKeys);
+  }
+
   async requeue(job: QueuedJob): Promise<void> {
+    const pipeline = this.#redis.pipeline();
+    this.stageRequeue(pipeline, job);
+    check(await pipeline.exec());
+  }
+
+  stageRequeue(pipeline: ChainableCommander, job: QueuedJob): void {
     assertPartition(job.partition);
     const { account } = job;
-    await this.#redis
-      .pipeline()
+    pipeline
       .orcaRequeueJob(
         this.#keys.seq(account),
         this.#keys.active(account),
@@ -116,9 +142,7 @@ export class RedisJobQueue implements JobQueue {
         encodeOffer(job),
         encodeVariables(job.variables),
       )
-      .sadd(this.#keys.partitionAccounts(job.partition), account)
-      .exec()
-      .then(check);
+      .sadd(this.#keys.partitionAccounts(job.partition), account);
   }
 
   async rebuild(partition: number, jobs: readonly StoredJob[]): Promise<RebuildResult> {

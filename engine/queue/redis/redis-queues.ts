@@ -3,10 +3,10 @@
 // polls and replies, and one blocking connection per partition whose command
 // stream this process reads (the leader's).
 import { Redis } from 'ioredis';
-import type { Queues, QueuesOptions } from '../types.ts';
+import type { Publication, Queues, QueuesOptions } from '../types.ts';
 import type { Cancellable } from '../wait.ts';
 import { RedisCommandStream } from './command-stream.ts';
-import { RedisJobQueue } from './job-queue.ts';
+import { check, RedisJobQueue } from './job-queue.ts';
 import { QueueKeys } from './keys.ts';
 import { RedisReplies } from './replies.ts';
 import { defineQueueScripts } from './scripts.ts';
@@ -35,6 +35,23 @@ export class RedisQueues implements Queues {
     this.jobs = new RedisJobQueue(redis, this.keys, this.subscriber, this.#waits);
     this.commands = new RedisCommandStream(redis, this.keys, options.streamMaxLength);
     this.replies = new RedisReplies(redis, this.keys, this.subscriber, this.#waits, options.replyTtlMs);
+  }
+
+  /**
+   * One pipeline on the command connection, staged in the Publication's
+   * order: Redis runs a connection's commands in the order sent, so the
+   * order holds without MULTI, and the whole batch costs one round trip.
+   */
+  async publish(publication: Publication): Promise<void> {
+    const { push, variables, requeue, remove, replies, ack } = publication;
+    const pipeline = this.#redis.pipeline();
+    if (push?.length) this.jobs.stagePush(pipeline, push);
+    for (const v of variables ?? []) this.jobs.stageUpdateVariables(pipeline, v.account, v.jobKey, v.variables);
+    for (const job of requeue ?? []) this.jobs.stageRequeue(pipeline, job);
+    for (const r of remove ?? []) this.jobs.stageRemove(pipeline, r.account, r.jobKeys);
+    if (replies?.length) this.replies.stageReplies(pipeline, replies);
+    if (ack) this.commands.stageAck(pipeline, ack.partition, ack.uptoId);
+    if (pipeline.length > 0) check(await pipeline.exec());
   }
 
   /** Resolves once Redis answers (fails after ioredis gave up reconnecting). */

@@ -25,7 +25,7 @@
 // reads the key. Either the reply was written before the read, and the read
 // finds it, or after, and the subscription hears it.
 import { randomBytes } from 'node:crypto';
-import type { Redis } from 'ioredis';
+import type { ChainableCommander, Redis } from 'ioredis';
 import type { ExpectedReply, Replies, Reply } from '../types.ts';
 import { type Cancellable, Wait } from '../wait.ts';
 import type { QueueKeys } from './keys.ts';
@@ -110,6 +110,13 @@ export class RedisReplies implements Replies {
   async sendReplies(replies: readonly Reply[]): Promise<void> {
     if (replies.length === 0) return;
     const pipeline = this.#redis.pipeline();
+    this.stageReplies(pipeline, replies);
+    const results = await pipeline.exec();
+    for (const [error] of results ?? []) if (error) throw error;
+  }
+
+  /** Adds the writes and publishes of `sendReplies` to `pipeline`. */
+  stageReplies(pipeline: ChainableCommander, replies: readonly Reply[]): void {
     const byChannel = new Map<string, [string, unknown][]>();
     for (const { commandKey, result, replyTo } of replies) {
       if (replyTo) {
@@ -125,8 +132,6 @@ export class RedisReplies implements Replies {
       pipeline.set(key, json, 'PX', this.#ttlMs).publish(key, json);
     }
     for (const [channel, pairs] of byChannel) pipeline.publish(channel, JSON.stringify(pairs));
-    const results = await pipeline.exec();
-    for (const [error] of results ?? []) if (error) throw error;
   }
 
   #subscribeInbox(): Promise<void> {
