@@ -70,6 +70,8 @@ export interface LeaderOptions {
   onStop?: (reason: string) => void;
   /** Tells the leader that Redis was flushed under it; none with the in-process queues. */
   marker?: FlushMarker;
+  /** Commits a batch (the shard's CommitGroup); default: the store's own commit. */
+  commit?: (batch: Batch) => Promise<void>;
 }
 
 export class PartitionLeader {
@@ -247,7 +249,7 @@ export class PartitionLeader {
       work.replies.push({ commandKey: entry.key, result: reply, replyTo: entry.replyTo });
     }
     for (let n = 0; this.internal.length > 0 && n < FOLLOW_UP_MAX; n++) await this.executeInternal(this.internal.shift()!, work);
-    await store.commitBatch(work.batch);
+    await (this.options.commit ?? store.commitBatch)(work.batch);
     // Committed: now, and only now, the world may see it.
     for (const key of work.disarm) this.wheel.disarm(key);
     for (const timer of work.arm) this.wheel.arm(timer);

@@ -8,6 +8,7 @@ import type { Queues } from '../queue/index.ts';
 import type { Store } from '../store/index.ts';
 import type { FlushMarker } from './flush-marker.ts';
 import type { ModelCache } from './model-cache.ts';
+import { CommitGroup } from './commit-group.ts';
 import { PartitionLeader } from './partition-leader.ts';
 
 export interface ShardOptions {
@@ -28,8 +29,12 @@ export class Shard {
   private ticking: Promise<void> | undefined;
   private stopped = false;
   private presence: { id: number; epoch: number } | undefined;
+  /** The leaders' batches, committed together when they are ready together. */
+  private readonly commits: CommitGroup;
 
-  constructor(private readonly options: ShardOptions) {}
+  constructor(private readonly options: ShardOptions) {
+    this.commits = new CommitGroup((batches) => options.store.commitBatches(batches));
+  }
 
   /** Takes its first partitions before returning, so a single shard is ready at once. */
   async start(): Promise<void> {
@@ -88,7 +93,7 @@ export class Shard {
         if (this.leaders.has(p) || heldByOthers.has(p)) continue;
         const lease = await store.leases.acquireLease(p, owner, leaseMs);
         if (lease === null) continue;
-        const leader = new PartitionLeader({ ...this.options, partition: p, epoch: lease.epoch, onStop: () => void this.drop(p) });
+        const leader = new PartitionLeader({ ...this.options, partition: p, epoch: lease.epoch, onStop: () => void this.drop(p), commit: (batch) => this.commits.commit(batch) });
         this.leaders.set(p, leader);
         await leader.start();
       }

@@ -2,7 +2,7 @@ import { sql } from 'drizzle-orm';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase } from '../../test/support/database.ts';
-import { commitBatch, type Batch } from './commit-batch.ts';
+import { commitBatch, commitBatches, type Batch } from './commit-batch.ts';
 import type { Database } from './database.ts';
 import { rows } from './db.ts';
 import { StaleEpochError } from './errors.ts';
@@ -392,5 +392,36 @@ describe('commitBatch', () => {
     } finally {
       await blocker.end();
     }
+  });
+
+  it('commits several partitions in one statement, each behind its own fence', async () => {
+    const a = await store.leases.acquireLease(20, 'shard-a', 10_000);
+    const b = await store.leases.acquireLease(21, 'shard-a', 1);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    const taken = await store.leases.acquireLease(21, 'shard-b', 10_000);
+    const c = await store.leases.acquireLease(22, 'shard-a', 10_000);
+    const calls = await driverCalls(database, () =>
+      commitBatches(database.db, [fullBatch(20, a!.epoch, 0), fullBatch(21, b!.epoch, 0), fullBatch(22, c!.epoch, 0)]).then((outcomes) => {
+        // 21 was taken over: fenced out alone, with the epoch that holds it now.
+        expect(outcomes).toEqual([{ ok: true }, { ok: false, epoch: taken!.epoch }, { ok: true }]);
+      }),
+    );
+    expect(calls).toMatchObject({ query: 1, other: 0 });
+    expect(await counts(20)).toEqual({ instances: 2, jobs: 2, timers: 1, incidents: 1, history: 3, commands: 2 });
+    expect(await counts(21)).toEqual({ instances: 0, jobs: 0, timers: 0, incidents: 0, history: 0, commands: 0 });
+    expect(await counts(22)).toEqual({ instances: 2, jobs: 2, timers: 1, incidents: 1, history: 3, commands: 2 });
+    // A delete listed by a fenced-out batch deletes nothing, even a key another batch wrote.
+    await commitBatches(database.db, [
+      { partition: 21, epoch: b!.epoch, jobsDelete: [keyOf(20, 11)] },
+      { partition: 22, epoch: c!.epoch, jobsDelete: [keyOf(22, 11)] },
+    ]);
+    expect((await counts(20)).jobs).toBe(2);
+    expect((await counts(22)).jobs).toBe(1);
+  });
+
+  it('refuses two batches of one partition in one call, writing nothing', async () => {
+    const lease = await store.leases.acquireLease(23, 'shard-a', 10_000);
+    await expect(commitBatches(database.db, [fullBatch(23, lease!.epoch, 0), fullBatch(23, lease!.epoch, 100)])).rejects.toThrow(/one batch per partition/);
+    expect((await counts(23)).instances).toBe(0);
   });
 });

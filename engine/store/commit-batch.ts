@@ -102,17 +102,39 @@ export interface Batch {
  * Commits a batch atomically behind the epoch fence. Throws StaleEpochError
  * (nothing written) when the partition's epoch is not `batch.epoch`.
  */
-export function commitBatch(db: Db, batch: Batch): Promise<void> {
+export async function commitBatch(db: Db, batch: Batch): Promise<void> {
+  const [outcome] = await commitBatches(db, [batch]);
+  if (!outcome.ok) throw new StaleEpochError(batch.partition, batch.epoch, outcome.epoch);
+}
+
+/** What became of one batch of a commitBatches call. */
+export type BatchOutcome = { ok: true } | { ok: false; /** The partition's current epoch (null: no such partition). */ epoch: number | null };
+
+/**
+ * Commits the batches of several partitions in ONE statement (one round
+ * trip, one transaction): a shard's leaders share the per-statement cost
+ * this way (group commit). Each batch is fenced on its own partition's
+ * epoch: a stale one writes nothing and comes back `ok: false`, the others
+ * commit. At most one batch per partition. A refusal (tenancy) or any
+ * error fails them all, writing nothing.
+ */
+export function commitBatches(db: Db, batches: readonly Batch[]): Promise<BatchOutcome[]> {
   return guard(async () => {
-    const payload = JSON.stringify(batchPayload(batch));
-    let result: { epoch: string | null; ok: boolean }[];
+    const partitions = new Set(batches.map((b) => b.partition));
+    if (partitions.size !== batches.length) throw new RangeError('commitBatches: at most one batch per partition');
+    if (batches.length === 0) return [];
+    const payload = JSON.stringify(batchesPayload(batches));
+    let result: { id: number; epoch: string | null; ok: boolean }[];
     try {
-      result = await runStatement(db, COMMIT_BATCH, [payload, batch.partition, batch.epoch]);
+      result = await runStatement(db, COMMIT_BATCH, [payload]);
     } catch (error) {
       throw refusal(error) ?? error;
     }
-    const [row] = result;
-    if (!row?.ok) throw new StaleEpochError(batch.partition, batch.epoch, row?.epoch == null ? null : Number(row.epoch));
+    const fences = new Map(result.map((row) => [Number(row.id), row]));
+    return batches.map((batch): BatchOutcome => {
+      const row = fences.get(batch.partition);
+      return row?.ok ? { ok: true } : { ok: false, epoch: row?.epoch == null ? null : Number(row.epoch) };
+    });
   });
 }
 
@@ -130,23 +152,31 @@ function lastByKey<T>(items: T[], keyOf: (item: T) => string): T[] {
 const iso = (ms: number): string => new Date(ms).toISOString();
 
 /**
- * The batch as the statement reads it: short field names (the payload is
- * parsed by Postgres once per batch), arrays left out when empty.
+ * The batches as the statement reads them: short field names (the payload is
+ * parsed by Postgres once per statement), every row tagged with its
+ * partition `p`, arrays left out when empty; `f` holds the fences.
  */
-function batchPayload(batch: Batch): Record<string, unknown[]> {
-  const out: Record<string, unknown[]> = {};
+function batchesPayload(batches: readonly Batch[]): Record<string, unknown[]> {
+  const out: Record<string, unknown[]> = { f: batches.map((b) => ({ p: b.partition, e: b.epoch })) };
   const put = (name: string, items: unknown[]) => {
-    if (items.length > 0) out[name] = items;
+    if (items.length > 0) (out[name] ??= []).push(...items);
   };
+  for (const batch of batches) addBatch(batch, put);
+  return out;
+}
+
+function addBatch(batch: Batch, put: (name: string, items: unknown[]) => void): void {
+  const p = batch.partition;
   put(
     'i',
     lastByKey(batch.instances ?? [], (w) => w.document.key).map(({ account, document, parentKey }) => ({
+      p,
       k: document.key,
       a: account,
       b: document.bpmnProcessId,
       v: document.version,
       s: document.state,
-      p: parentKey ?? document.parent?.instanceKey ?? null,
+      pk: parentKey ?? document.parent?.instanceKey ?? null,
       c: iso(document.startedAt),
       e: document.endedAt === undefined ? null : iso(document.endedAt),
       d: document,
@@ -161,6 +191,7 @@ function batchPayload(batch: Batch): Record<string, unknown[]> {
     lastByKey(batch.jobsUpsert ?? [], (j) => j.key)
       .filter((j) => !jobsDeleted.has(j.key))
       .map((j) => ({
+        p,
         k: j.key,
         a: j.account,
         ik: j.instanceKey,
@@ -177,13 +208,14 @@ function batchPayload(batch: Batch): Record<string, unknown[]> {
         at: j.activatedAt ?? null,
       })),
   );
-  put('jd', [...jobsDeleted]);
+  put('jd', [...jobsDeleted].map((k) => ({ p, k })));
   const timersDeleted = new Set(batch.timersDelete ?? []);
   put(
     't',
     lastByKey(batch.timersUpsert ?? [], (t) => t.key)
       .filter((t) => !timersDeleted.has(t.key))
       .map((t) => ({
+        p,
         k: t.key,
         a: t.account,
         ik: t.instanceKey ?? null,
@@ -196,10 +228,11 @@ function batchPayload(batch: Batch): Record<string, unknown[]> {
         f: t.firedCount ?? 0,
       })),
   );
-  put('td', [...timersDeleted]);
+  put('td', [...timersDeleted].map((k) => ({ p, k })));
   put(
     'x',
     lastByKey(batch.incidentsInsert ?? [], (i) => i.key).map((i) => ({
+      p,
       k: i.key,
       a: i.account,
       ik: i.instanceKey,
@@ -212,10 +245,10 @@ function batchPayload(batch: Batch): Record<string, unknown[]> {
     })),
   );
   // One row per instance: its records of this batch, in order.
-  const history = new Map<string, { a: string; k: string; r: HistoryRecord[] }>();
+  const history = new Map<string, { p: number; a: string; k: string; r: HistoryRecord[] }>();
   for (const w of batch.history ?? []) {
     const row = history.get(w.instanceKey);
-    if (row === undefined) history.set(w.instanceKey, { a: w.account, k: w.instanceKey, r: [w.record] });
+    if (row === undefined) history.set(w.instanceKey, { p, a: w.account, k: w.instanceKey, r: [w.record] });
     else row.r.push(w.record);
   }
   put('h', [...history.values()]);
@@ -223,9 +256,8 @@ function batchPayload(batch: Batch): Record<string, unknown[]> {
   // SQL NULL: "applied, answered nothing" is still applied.
   put(
     'c',
-    lastByKey(batch.commands ?? [], (c) => c.key).map((c) => ({ k: c.key, r: c.result ?? null })),
+    lastByKey(batch.commands ?? [], (c) => c.key).map((c) => ({ p, k: c.key, r: c.result ?? null })),
   );
-  return out;
 }
 
 // What the statement raises on purpose to undo a batch: casting a text that
@@ -236,7 +268,7 @@ const REFUSED = 'orca batch refused: ';
 
 /**
  * The batch statement. Postgres runs data-modifying CTEs exactly once and to
- * completion, all on one snapshot; the fence row is locked (FOR UPDATE)
+ * completion, all on one snapshot; the fence rows are locked (FOR UPDATE)
  * before any write can pass its gate, and held until the statement's
  * transaction commits (its own implicit one on the store's handle; the
  * caller's on a drizzle transaction), so a new leader's acquireLease (an UPDATE of
@@ -258,27 +290,39 @@ const REFUSED = 'orca batch refused: ';
  * Every table access is a key lookup on a unique index (=, = any, ON
  * CONFLICT), so the plan does not depend on table sizes, and the statement
  * is prepared once per connection and runs on its cached plan (statement.ts).
- * That is why the deletes name no partition: with `partition = $2` beside
- * the keys, a plan made while the table was small walks the (partition, key)
- * index through the whole partition. Keys carry their partition (keys.ts)
- * and only this partition's leader holds them, so the keys alone suffice.
+ * That is why the deletes name no partition: with a partition condition
+ * beside the keys, a plan made while the table was small walks the
+ * (partition, key) index through the whole partition. Keys carry their
+ * partition (keys.ts) and only its leader holds them, so the keys alone
+ * suffice (each delete list is gated on its own partition's fence).
+ *
+ * Several partitions' batches share the statement (commitBatches): every
+ * row carries its partition, and every write is gated on that partition's
+ * fence (`ok`). The fence rows are locked in id order, so two statements
+ * that fence overlapping partitions (a handover) cannot deadlock.
  */
 const COMMIT_BATCH: Statement = {
   name: 'orca-commit-batch',
   // The leading comment names the statement for whoever watches the wire (test/faults/postgres-cut).
   text: `/* orca:commit-batch */
 with input as materialized (select $1::jsonb as b),
-fence as materialized (
-  select p.epoch from partitions p where p.id = $2::int for update
+want as materialized (
+  select x.p, x.e from jsonb_to_recordset((select b->'f' from input)) as x(p int, e int8)
 ),
-ok as materialized (select 1 from fence where fence.epoch = $3::int8),
+fence as materialized (
+  select p.id, p.epoch from partitions p
+  where p.id = any (array(select want.p from want))
+  order by p.id
+  for update
+),
+ok as materialized (select f.id from fence f join want w on w.p = f.id and f.epoch = w.e),
 inst as (
   insert into instances as t (key, account, partition, bpmn_process_id, version, state, document, variables, parent_key, created_at, ended_at)
-  select x.k, x.a, $2::int, x.b, x.v, x.s, x.d,
-         coalesce(nullif(x.d->'variables'->(x.d->>'key'), 'null'::jsonb), '{}'::jsonb), x.p, x.c, x.e
+  select x.k, x.a, x.p, x.b, x.v, x.s, x.d,
+         coalesce(nullif(x.d->'variables'->(x.d->>'key'), 'null'::jsonb), '{}'::jsonb), x.pk, x.c, x.e
   from jsonb_to_recordset((select b->'i' from input))
-       as x(k int8, a text, b text, v int, s text, p int8, c timestamptz, e timestamptz, d jsonb)
-  where exists (select from ok)
+       as x(p int, k int8, a text, b text, v int, s text, pk int8, c timestamptz, e timestamptz, d jsonb)
+  where x.p in (select id from ok)
   on conflict (key) do update set
     state = excluded.state, document = excluded.document, variables = excluded.variables,
     ended_at = excluded.ended_at, updated_at = now()
@@ -288,10 +332,10 @@ inst as (
 job_up as (
   insert into jobs as t (key, account, partition, instance_key, bpmn_process_id, process_version, element_id,
                          element_instance_key, type, retries, state, worker, custom_headers, error_message, activated_at)
-  select x.k, x.a, $2::int, x.ik, x.b, x.v, x.el, x.ek, x.ty, x.r, x.s, x.w, coalesce(x.h, '{}'::jsonb), x.m, x.at
+  select x.k, x.a, x.p, x.ik, x.b, x.v, x.el, x.ek, x.ty, x.r, x.s, x.w, coalesce(x.h, '{}'::jsonb), x.m, x.at
   from jsonb_to_recordset((select b->'j' from input))
-       as x(k int8, a text, ik int8, b text, v int, el text, ek int8, ty text, r int, s text, w text, h jsonb, m text, at timestamptz)
-  where exists (select from ok)
+       as x(p int, k int8, a text, ik int8, b text, v int, el text, ek int8, ty text, r int, s text, w text, h jsonb, m text, at timestamptz)
+  where x.p in (select id from ok)
   on conflict (key) do update set
     retries = excluded.retries, state = excluded.state, worker = excluded.worker,
     custom_headers = excluded.custom_headers, error_message = excluded.error_message, activated_at = excluded.activated_at
@@ -300,16 +344,16 @@ job_up as (
 ),
 job_del as (
   delete from jobs t
-  where t.key = any (array(select jsonb_array_elements_text(b->'jd')::int8 from input))
-    and exists (select from ok)
+  where t.key = any (array(select x.k from jsonb_to_recordset((select b->'jd' from input)) as x(p int, k int8)
+                           where x.p in (select id from ok)))
 ),
 timer_up as (
   insert into timers as t (key, account, partition, instance_key, owner_key, bpmn_process_id, process_version,
                            element_id, due_at, schedule, fired_count)
-  select x.k, x.a, $2::int, x.ik, x.ok, x.b, x.v, x.el, x.due, x.sc, x.f
+  select x.k, x.a, x.p, x.ik, x.ok, x.b, x.v, x.el, x.due, x.sc, x.f
   from jsonb_to_recordset((select b->'t' from input))
-       as x(k int8, a text, ik int8, ok int8, b text, v int, el text, due timestamptz, sc jsonb, f int)
-  where exists (select from ok)
+       as x(p int, k int8, a text, ik int8, ok int8, b text, v int, el text, due timestamptz, sc jsonb, f int)
+  where x.p in (select id from ok)
   on conflict (key) do update set
     due_at = excluded.due_at, schedule = excluded.schedule, fired_count = excluded.fired_count
   where t.account = excluded.account
@@ -317,48 +361,51 @@ timer_up as (
 ),
 timer_del as (
   delete from timers t
-  where t.key = any (array(select jsonb_array_elements_text(b->'td')::int8 from input))
-    and exists (select from ok)
+  where t.key = any (array(select x.k from jsonb_to_recordset((select b->'td' from input)) as x(p int, k int8)
+                           where x.p in (select id from ok)))
 ),
 incident_ins as (
   insert into incidents (key, account, partition, instance_key, element_id, element_instance_key, job_key, type, message, created_at)
-  select x.k, x.a, $2::int, x.ik, x.el, x.ek, x.jk, x.ty, x.m, coalesce(x.c, now())
+  select x.k, x.a, x.p, x.ik, x.el, x.ek, x.jk, x.ty, x.m, coalesce(x.c, now())
   from jsonb_to_recordset((select b->'x' from input))
-       as x(k int8, a text, ik int8, el text, ek int8, jk int8, ty text, m text, c timestamptz)
-  where exists (select from ok)
+       as x(p int, k int8, a text, ik int8, el text, ek int8, jk int8, ty text, m text, c timestamptz)
+  where x.p in (select id from ok)
   on conflict (key) do nothing
 ),
 hist as (
   insert into history (account, partition, instance_key, position, records)
-  select x.a, $2::int, x.k,
+  select x.a, x.p, x.k,
          coalesce((select h.position + jsonb_array_length(h.records) from history h
                    where h.instance_key = x.k order by h.position desc limit 1), 1),
          x.r
-  from jsonb_to_recordset((select b->'h' from input)) as x(a text, k int8, r jsonb)
-  where exists (select from ok)
+  from jsonb_to_recordset((select b->'h' from input)) as x(p int, a text, k int8, r jsonb)
+  where x.p in (select id from ok)
 ),
 cmd as (
   insert into commands (partition, command_key, result)
-  select $2::int, x.k, coalesce(x.r, 'null'::jsonb)
-  from jsonb_to_recordset((select b->'c' from input)) as x(k text, r jsonb)
-  where exists (select from ok)
+  select x.p, x.k, coalesce(x.r, 'null'::jsonb)
+  from jsonb_to_recordset((select b->'c' from input)) as x(p int, k text, r jsonb)
+  where x.p in (select id from ok)
   on conflict (partition, command_key) do nothing
 ),
 written as (
-  select (select count(*) from inst) as i, coalesce(jsonb_array_length((select b->'i' from input)), 0) as ni,
-         (select count(*) from job_up) as j, coalesce(jsonb_array_length((select b->'j' from input)), 0) as nj,
-         (select count(*) from timer_up) as t, coalesce(jsonb_array_length((select b->'t' from input)), 0) as nt
+  select (select count(*) from inst) as i,
+         (select count(*) from jsonb_to_recordset((select b->'i' from input)) as x(p int) where x.p in (select id from ok)) as ni,
+         (select count(*) from job_up) as j,
+         (select count(*) from jsonb_to_recordset((select b->'j' from input)) as x(p int) where x.p in (select id from ok)) as nj,
+         (select count(*) from timer_up) as t,
+         (select count(*) from jsonb_to_recordset((select b->'t' from input)) as x(p int) where x.p in (select id from ok)) as nt
 )
-select (select epoch from fence)::text as epoch,
-       exists (select from ok) as ok,
+select w.p as id,
+       f.epoch::text as epoch,
+       w.p in (select id from ok) as ok,
        case
-         when not exists (select from ok) then 0
-         when w.i <> w.ni then ('orca batch refused: instance key collision with another account (' || w.i || ' of ' || w.ni || ' written)')::int
-         when w.j <> w.nj then ('orca batch refused: job key collision with another account (' || w.j || ' of ' || w.nj || ' written)')::int
-         when w.t <> w.nt then ('orca batch refused: timer key collision with another account (' || w.t || ' of ' || w.nt || ' written)')::int
+         when c.i <> c.ni then ('orca batch refused: instance key collision with another account (' || c.i || ' of ' || c.ni || ' written)')::int
+         when c.j <> c.nj then ('orca batch refused: job key collision with another account (' || c.j || ' of ' || c.nj || ' written)')::int
+         when c.t <> c.nt then ('orca batch refused: timer key collision with another account (' || c.t || ' of ' || c.nt || ' written)')::int
          else 0
        end as refused
-from written w`,
+from want w left join fence f on f.id = w.p cross join written c`,
 };
 
 /** The statement's deliberate failure, as the error it stands for; undefined for any other error. */

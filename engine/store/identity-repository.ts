@@ -8,6 +8,7 @@ import type { Db } from './db.ts';
 import { guarded } from './errors.ts';
 import { appendLedger } from './ledger-repository.ts';
 import { accessTokens, accountEmails, accounts, apiKeys, signups } from './schema.ts';
+import { runStatement, type Statement } from './statement.ts';
 import { assertAccount } from './tenancy.ts';
 
 /** A key about to be stored: its public id and the sha256 of the secret. */
@@ -29,6 +30,24 @@ export type ConfirmSignupResult =
   | { status: 'created' | 'reissued'; account: string; email: string }
   | { status: 'exists'; account: string; email: string }
   | { status: 'unknown' | 'used' | 'expired' };
+
+// Every authenticated request runs one of these two lookups, so they are
+// fixed statements prepared once per connection (statement.ts): each table
+// access is a probe of a unique index (api_keys.hash, access_tokens.hash,
+// api_keys.id), so the cached generic plan cannot go wrong. The instant
+// travels as ISO text cast in SQL, so every driver path sends the same value.
+const FIND_KEY: Statement = {
+  name: 'orca-find-key',
+  text: `select k.id, k.account, k.hash from api_keys k where k.hash = $1 and k.retired_at is null`,
+};
+
+const FIND_TOKEN: Statement = {
+  name: 'orca-find-token',
+  text: `select t.account, t.key_id as "keyId", t.hash
+         from access_tokens t
+         join api_keys k on k.id = t.key_id
+         where t.hash = $1 and t.expires_at > $2::timestamptz and k.retired_at is null`,
+};
 
 export function identityRepository(db: Db) {
   // Inside a transaction: the account row, its address, its first key and the
@@ -58,20 +77,13 @@ export function identityRepository(db: Db) {
 
   /** The account of an active key. */
   async function findKey(hash: string): Promise<{ id: string; account: string; hash: string } | null> {
-    const [row] = await db
-      .select({ id: apiKeys.id, account: apiKeys.account, hash: apiKeys.hash })
-      .from(apiKeys)
-      .where(and(eq(apiKeys.hash, hash), isNull(apiKeys.retiredAt)));
+    const [row] = await runStatement<{ id: string; account: string; hash: string }>(db, FIND_KEY, [hash]);
     return row ?? null;
   }
 
   /** The account of a token that has not expired at `now` and whose key is not retired. */
   async function findToken(hash: string, now: Date): Promise<{ account: string; keyId: string; hash: string } | null> {
-    const [row] = await db
-      .select({ account: accessTokens.account, keyId: accessTokens.keyId, hash: accessTokens.hash })
-      .from(accessTokens)
-      .innerJoin(apiKeys, eq(apiKeys.id, accessTokens.keyId))
-      .where(and(eq(accessTokens.hash, hash), gt(accessTokens.expiresAt, now), isNull(apiKeys.retiredAt)));
+    const [row] = await runStatement<{ account: string; keyId: string; hash: string }>(db, FIND_TOKEN, [hash, now.toISOString()]);
     return row ?? null;
   }
 

@@ -3,7 +3,7 @@
 // API and leaders need. `createStore(db)` bundles the repositories; each is
 // also usable on its own.
 import { commandsRepository } from './commands-repository.ts';
-import { commitBatch, type Batch } from './commit-batch.ts';
+import { commitBatch, commitBatches, type Batch } from './commit-batch.ts';
 import type { Db } from './db.ts';
 import { accountsRepository } from './accounts-repository.ts';
 import { decisionsRepository } from './decisions-repository.ts';
@@ -38,6 +38,7 @@ export function createStore(db: Db) {
     ledger: ledgerRepository(db),
     mailOutbox: mailOutboxRepository(db),
     commitBatch: (batch: Batch) => commitBatch(db, batch),
+    commitBatches: (batches: readonly Batch[]) => commitBatches(db, batches),
   };
 }
 

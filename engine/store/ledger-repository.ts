@@ -1,12 +1,15 @@
 // The credit ledger: an account's balance lives on its `accounts` row and
 // every movement is an append-only `ledger` row written in the same
-// transaction. A charge is one conditional UPDATE (`credit_balance >= n`), so
-// concurrent charges serialise on the row lock and can never overdraw.
-import { and, desc, eq, gte, lt, sql } from 'drizzle-orm';
+// transaction. Charges go in groups (chargeMany, one statement each) that
+// lock the account row first, so concurrent groups serialise on that lock and
+// can never overdraw; a group costs one round trip however many charges it
+// holds, which is what lets the API coalesce the charges of a busy account.
+import { and, desc, eq, lt, sql } from 'drizzle-orm';
 import { clampLimit, decodeCursor, isKey, toPage, type Page, type PageRequest } from './cursor.ts';
 import type { Db } from './db.ts';
 import { guarded } from './errors.ts';
 import { accounts, ledger } from './schema.ts';
+import { runStatement, type Statement } from './statement.ts';
 import { assertAccount } from './tenancy.ts';
 
 export interface LedgerEntry {
@@ -25,6 +28,18 @@ export interface LedgerMovement {
   balanceAfter: number;
 }
 
+export interface Charge {
+  amount: number;
+  reason: string;
+  reference?: string | null;
+}
+
+/** What became of one charge of a group. */
+export type ChargeResult =
+  | ({ granted: true } & LedgerMovement)
+  /** `balance` is what was left when the charge's turn came; null for an unknown account. */
+  | { granted: false; balance: number | null };
+
 /** Appends a ledger row; for callers already inside a transaction (account creation). */
 export async function appendLedger(
   tx: Db,
@@ -41,21 +56,87 @@ function assertAmount(amount: number): void {
   if (!Number.isSafeInteger(amount) || amount <= 0) throw new RangeError(`store: a credit amount must be a positive whole number, not ${amount}`);
 }
 
+/**
+ * A group of charges against one account ($1), given in order as a jsonb
+ * array ($2), in one statement and so one implicit transaction. The account
+ * row is locked (FOR UPDATE) before anything is decided, so the walk starts
+ * from the latest committed balance and no other charge or refund moves it
+ * until this commits. The walk takes the charges in order, exactly as if each
+ * had run alone in that order: a charge is granted iff the balance left by
+ * the granted ones before it covers it, so one that does not fit is refused
+ * and a smaller one after it may still be granted. It is recursive because
+ * each step depends on the one before; a step is O(1) (the amounts are an
+ * array), so a group of n costs O(n). Ledger ids are drawn in the walk too,
+ * step by step, so they ascend in charge order like the balances descend.
+ * An unknown account has no balance: every comparison is null, nothing is
+ * granted and nothing is written.
+ *
+ * Table accesses are the accounts primary key (twice) and an insert into
+ * ledger, which has no plan to choose, so the statement is prepared once per
+ * connection (statement.ts).
+ */
+const CHARGE_MANY: Statement = {
+  name: 'orca-charge-many',
+  text: `/* orca:charge-many */
+with recursive
+input as materialized (
+  select x.n::int as n, x.a as amount, x.r as reason, x.f as reference
+  from rows from (jsonb_to_recordset($2::jsonb) as (a int8, r text, f text)) with ordinality as x(a, r, f, n)
+),
+amounts as materialized (
+  select array_agg(amount order by n) as a, count(*)::int as total from input
+),
+account as materialized (
+  select credit_balance from accounts where id = $1 for update
+),
+walk (n, balance, granted, id) as (
+  select 0, (select credit_balance from account), false, null::int8
+  union all
+  select w.n + 1,
+         case when c.amount <= w.balance then w.balance - c.amount else w.balance end,
+         coalesce(c.amount <= w.balance, false),
+         case when c.amount <= w.balance then nextval(pg_get_serial_sequence('ledger', 'id')) end
+  from walk w
+  cross join amounts m
+  cross join lateral (select m.a[w.n + 1] as amount) c
+  where w.n < m.total
+),
+steps as materialized (select * from walk where n > 0),
+debit as (
+  update accounts set credit_balance = credit_balance - (select sum(i.amount) from steps s join input i on i.n = s.n where s.granted)::int8
+  where id = $1 and exists (select from steps where granted)
+),
+entries as (
+  insert into ledger (id, account, amount, reason, reference, balance_after)
+  select s.id, $1, -i.amount, i.reason, i.reference, s.balance
+  from steps s join input i on i.n = s.n
+  where s.granted
+)
+select s.granted, s.id::text as id, s.balance from steps s order by s.n`,
+};
+
 export function ledgerRepository(db: Db) {
+  /**
+   * Takes each charge's amount in order, in one statement (see CHARGE_MANY):
+   * a charge is granted iff the balance left by the granted ones before it
+   * covers it; a refused one writes nothing. Unknown account: all refused.
+   */
+  async function chargeMany(account: string, charges: readonly Charge[]): Promise<ChargeResult[]> {
+    assertAccount(account);
+    for (const c of charges) assertAmount(c.amount);
+    if (charges.length === 0) return [];
+    const payload = JSON.stringify(charges.map((c) => ({ a: c.amount, r: c.reason, f: c.reference ?? null })));
+    const steps = await runStatement<{ granted: boolean; id: string | null; balance: string | number | bigint | null }>(db, CHARGE_MANY, [account, payload]);
+    return steps.map((s): ChargeResult => {
+      const balance = s.balance === null ? null : Number(s.balance);
+      return s.granted ? { granted: true, id: s.id!, balanceAfter: balance! } : { granted: false, balance };
+    });
+  }
+
   /** Takes `amount` credits, or returns null (nothing written) when the balance is short or the account unknown. */
   async function charge(account: string, amount: number, reason: string, reference?: string | null): Promise<LedgerMovement | null> {
-    assertAccount(account);
-    assertAmount(amount);
-    return db.transaction(async (tx) => {
-      const [row] = await tx
-        .update(accounts)
-        .set({ creditBalance: sql`${accounts.creditBalance} - ${amount}` })
-        .where(and(eq(accounts.id, account), gte(accounts.creditBalance, amount)))
-        .returning({ balance: accounts.creditBalance });
-      if (!row) return null;
-      const id = await appendLedger(tx, { account, amount: -amount, reason, reference, balanceAfter: Number(row.balance) });
-      return { id, balanceAfter: Number(row.balance) };
-    });
+    const [result] = await chargeMany(account, [{ amount, reason, reference }]);
+    return result.granted ? { id: result.id, balanceAfter: result.balanceAfter } : null;
   }
 
   /** Gives `amount` credits back (a refund) or grants them; null when the account is unknown. */
@@ -107,5 +188,5 @@ export function ledgerRepository(db: Db) {
     );
   }
 
-  return guarded({ charge, credit, balance, list });
+  return guarded({ chargeMany, charge, credit, balance, list });
 }

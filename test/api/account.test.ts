@@ -1,8 +1,10 @@
 // The account routes and credits over real HTTP: the account view, the
 // ledger (opening grant, every charge and refund, paged newest first), a
-// charge refused with 402 that changes nothing, and concurrent charges that
-// never overdraw — directly on Credits and through the charged start route.
+// charge refused with 402 that changes nothing, concurrent charges that
+// never overdraw — directly on Credits and through the charged start route —
+// and the per-account group commit behind Credits.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createCredits } from '../../api/credits/index.ts';
 import { ApiError } from '../../api/problem.ts';
 import { apiFixture, type ApiFixture, type CallResult } from './api-fixture.ts';
 
@@ -132,6 +134,74 @@ describe('credits', () => {
     const charges = (await ledgerOf(apiKey, { limit: 100 })).items.filter((i) => i.reason === 'test: race');
     expect(charges).toHaveLength(10);
     expect(charges.map((c) => c.balanceAfter).sort((x, y) => x - y)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
+  });
+});
+
+describe('coalesced charges', () => {
+  /** Credits on the fixture's store whose every statement (chargeMany call) is recorded as account and group size. */
+  function recordingCredits() {
+    const ledger = api.engine.store.ledger;
+    const groups: [string, number][] = [];
+    const credits = createCredits({
+      store: {
+        ledger: {
+          ...ledger,
+          chargeMany: (account, charges) => {
+            groups.push([account, charges.length]);
+            return ledger.chargeMany(account, charges);
+          },
+        },
+      },
+    });
+    return { credits, groups };
+  }
+
+  it('sends a lone charge at once and the charges arriving meanwhile together, per account', async () => {
+    const a = await api.newAccount();
+    const b = await api.newAccount();
+    const { credits, groups } = recordingCredits();
+    await credits.charge(a.account, 1, 'test: alone');
+    expect(groups).toEqual([[a.account, 1]]);
+    groups.length = 0;
+    await Promise.all(Array.from({ length: 20 }, (_, i) => credits.charge(i % 2 ? a.account : b.account, 1, 'test: busy', `busy-${i}`)));
+    expect(groups).toEqual([
+      [b.account, 1],
+      [a.account, 1],
+      [b.account, 9],
+      [a.account, 9],
+    ]);
+    expect(await credits.balance(a.account)).toBe(989);
+    expect(await credits.balance(b.account)).toBe(990);
+  });
+
+  it('decides a group in arrival order: a charge that does not fit is refused, smaller ones after it still go through', async () => {
+    const { account, apiKey } = await api.newAccount();
+    await drainTo(account, 5);
+    const before = (await ledgerOf(apiKey)).items.length;
+    // The first goes out alone; the other four queue behind it as one group.
+    const results = await Promise.allSettled([2, 4, 1, 3, 1].map((n, i) => api.service.credits.charge(account, n, 'test: mixed', `mixed-${i}`)));
+    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled', 'rejected', 'fulfilled']);
+    expect((results[1] as PromiseRejectedResult).reason).toMatchObject({ code: 'OUT_OF_CREDITS', extra: { balance: 3, required: 4 } });
+    expect((results[3] as PromiseRejectedResult).reason).toMatchObject({ code: 'OUT_OF_CREDITS', extra: { balance: 2, required: 3 } });
+    const { items } = await ledgerOf(apiKey);
+    expect(items.length - before).toBe(3);
+    expect(items.slice(0, 3).map(({ amount, reference, balanceAfter }) => ({ amount, reference, balanceAfter }))).toEqual([
+      { amount: -1, reference: 'mixed-4', balanceAfter: 1 },
+      { amount: -1, reference: 'mixed-2', balanceAfter: 2 },
+      { amount: -2, reference: 'mixed-0', balanceAfter: 3 },
+    ]);
+    expect(await api.service.credits.balance(account)).toBe(1);
+  });
+
+  it('fails every charge of a group whose statement fails, writing nothing for it, and carries on', async () => {
+    const { account, apiKey } = await api.newAccount();
+    // Postgres text cannot hold NUL: the statement carrying this reason fails.
+    const results = await Promise.allSettled(['first', 'second', 'bad\u0000reason', 'third'].map((reason) => api.service.credits.charge(account, 1, `test: ${reason}`)));
+    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'rejected', 'rejected']);
+    for (const r of results.slice(1)) expect((r as PromiseRejectedResult).reason).not.toBeInstanceOf(ApiError);
+    expect(await api.service.credits.balance(account)).toBe(999);
+    await api.service.credits.charge(account, 1, 'test: after');
+    expect((await ledgerOf(apiKey)).items.map((i) => i.reason)).toEqual(['test: after', 'test: first', 'opening balance']);
   });
 });
 

@@ -1,0 +1,74 @@
+// CommitGroup against the real store: batches that wait while a commit is in
+// flight go out together in one statement; each keeps its own fence.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestDatabase } from '../../test/support/database.ts';
+import { createStore, StaleEpochError, type Batch, type Store } from '../store/index.ts';
+import { instanceDoc, keyOf } from '../store/test-fixtures.ts';
+import { CommitGroup } from './commit-group.ts';
+
+const testDb = createTestDatabase();
+let store: Store;
+
+beforeAll(async () => {
+  store = createStore((await testDb.open()).db);
+});
+afterAll(() => testDb.cleanup());
+
+function batch(partition: number, epoch: number, n: number): Batch {
+  return { partition, epoch, instances: [{ account: 'acme', document: instanceDoc(keyOf(partition, n)) }] };
+}
+
+describe('CommitGroup', () => {
+  it('sends a lone batch at once and groups the ones that arrive meanwhile', async () => {
+    const epochs = await Promise.all([1, 2, 3].map(async (p) => (await store.leases.acquireLease(p, 'shard', 10_000))!.epoch));
+    const statements: number[][] = [];
+    const group = new CommitGroup((batches) => {
+      statements.push(batches.map((b) => b.partition));
+      return store.commitBatches(batches);
+    });
+    const first = group.commit(batch(1, epochs[0], 1));
+    const rest = [group.commit(batch(2, epochs[1], 1)), group.commit(batch(3, epochs[2], 1))];
+    await Promise.all([first, ...rest]);
+    expect(statements).toEqual([[1], [2, 3]]);
+    for (const p of [1, 2, 3]) expect(await store.instances.getInstance('acme', keyOf(p, 1))).not.toBeNull();
+  });
+
+  it('rejects only the batch whose lease moved on, with StaleEpochError', async () => {
+    const held = (await store.leases.acquireLease(4, 'shard', 10_000))!.epoch;
+    const lost = (await store.leases.acquireLease(5, 'shard', 1))!.epoch;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    const now = (await store.leases.acquireLease(5, 'other', 10_000))!.epoch;
+    // A first statement held in flight, so the two batches after it surely share the next one.
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const statements: number[][] = [];
+    const group = new CommitGroup(async (batches) => {
+      statements.push(batches.map((b) => b.partition));
+      if (statements.length === 1) await gate;
+      return store.commitBatches(batches);
+    });
+    const held7 = (await store.leases.acquireLease(7, 'shard', 10_000))!.epoch;
+    const first = group.commit(batch(7, held7, 1));
+    const results = [group.commit(batch(4, held, 1)), group.commit(batch(5, lost, 1))].map((p) => p.then(() => 'ok', (e: unknown) => e));
+    release();
+    await first;
+    const [ok, stale] = await Promise.all(results);
+    expect(statements).toEqual([[7], [4, 5]]);
+    expect(ok).toBe('ok');
+    expect(stale).toBeInstanceOf(StaleEpochError);
+    expect(stale).toMatchObject({ partition: 5, epoch: lost, currentEpoch: now });
+    expect(await store.instances.getInstance('acme', keyOf(4, 1))).not.toBeNull();
+    expect(await store.instances.getInstance('acme', keyOf(5, 1))).toBeNull();
+  });
+
+  it('fails every batch of a statement that fails', async () => {
+    const epoch = (await store.leases.acquireLease(6, 'shard', 10_000))!.epoch;
+    const group = new CommitGroup((batches) => store.commitBatches(batches));
+    const bad: Batch = { ...batch(6, epoch, 1), jobsUpsert: [{ key: keyOf(6, 2), account: 'acme', instanceKey: keyOf(6, 1), bpmnProcessId: 'p', processVersion: 1, elementId: 'e', elementInstanceKey: keyOf(6, 3), type: 't', retries: 1, state: 'BOGUS' as 'FAILED' }] };
+    await expect(group.commit(bad)).rejects.toThrow();
+    expect(await store.instances.getInstance('acme', keyOf(6, 1))).toBeNull();
+    // The group is not stuck afterwards.
+    await group.commit(batch(6, epoch, 5));
+    expect(await store.instances.getInstance('acme', keyOf(6, 5))).not.toBeNull();
+  });
+});
