@@ -105,6 +105,7 @@ export async function createApp(config: AppConfig = {}): Promise<App> {
     });
     const identity = createIdentity({
       store: engine.store,
+      notices: engine.queues.notices,
       mailer,
       config: {
         publicUrl: () => apiConfig.publicUrl,

@@ -4,11 +4,13 @@
 // account routes reach the wider `IdentityService` through
 // identityServiceOf(), so a server built with another Identity (a test
 // double) simply does not offer signup, token and rotation routes.
+import type { Notices } from '../../engine/queue/index.ts';
 import type { Db, Store } from '../../engine/store/index.ts';
 import { identityRepository } from '../../engine/store/index.ts';
 import type { Identity } from '../context.ts';
 import type { Mailer } from '../mail/index.ts';
 import { ApiError } from '../problem.ts';
+import { AuthCache } from './auth-cache.ts';
 import { alreadyRegisteredMessage, confirmationMessage, welcomeMessage } from './messages.ts';
 import { hashSecret, kindOf, newId, newSecret, sameHash } from './secrets.ts';
 
@@ -23,10 +25,14 @@ export interface IdentityConfig {
   signupTtlSeconds?: number;
   /** The clock for token and link expiry; tests move it. */
   now?: () => Date;
+  /** How long a successful authentication is kept (auth-cache.ts; default 1,000 ms, 0 = never). */
+  authCacheMs?: number;
 }
 
 export interface IdentityService extends Identity {
   readonly tokenTtlSeconds: number;
+  /** Settles once this pod hears other pods' key retirements (at once without notices; never rejects). */
+  readonly listening: Promise<void>;
   /** Starts a signup: mails a confirmation link (or, for a known address, a note that changes nothing). */
   signup(email: string): Promise<void>;
   /** Uses a confirmation token: creates the account and mails its API key. Throws ApiError for a bad token. */
@@ -45,7 +51,12 @@ export interface CreateIdentityOptions {
   db?: Db;
   mailer: Mailer;
   config: IdentityConfig;
+  /** Where key retirements are announced to, and heard from, the other pods. */
+  notices?: Notices;
 }
+
+/** The notice topic of a retired key; the message is the key's id. */
+const KEY_RETIRED = 'auth-key-retired';
 
 const services = new WeakSet<Identity>();
 
@@ -71,6 +82,18 @@ export function createIdentity(options: CreateIdentityOptions): IdentityService 
   const openingBalance = config.initialCredits ?? 1_000;
   const tokenTtlSeconds = config.tokenTtlSeconds ?? 1_800;
   const signupTtlSeconds = config.signupTtlSeconds ?? 24 * 3_600;
+  const cache = new AuthCache(config.authCacheMs ?? 1_000);
+  // Best effort: until it listens (or if it cannot), the cache's short life is the bound.
+  const listening = (options.notices?.subscribe(KEY_RETIRED, (keyId) => cache.revokeKey(keyId)) ?? Promise.resolve()).then(
+    () => undefined,
+    () => undefined,
+  );
+
+  /** Evicts the key here and tells the other pods; the retirement is committed already. */
+  async function retired(keyId: string): Promise<void> {
+    cache.revokeKey(keyId);
+    await options.notices?.publish(KEY_RETIRED, keyId).catch(() => {});
+  }
 
   function newKey() {
     const secret = newSecret('apiKey');
@@ -84,20 +107,27 @@ export function createIdentity(options: CreateIdentityOptions): IdentityService 
 
   const service: IdentityService = {
     tokenTtlSeconds,
+    listening,
 
     async authenticate(credential) {
       if (typeof credential !== 'string' || credential.length > MAX_CREDENTIAL_LENGTH) return null;
       const kind = kindOf(credential);
+      if (kind !== 'apiKey' && kind !== 'accessToken') return null;
       const hash = hashSecret(credential);
+      const at = now();
+      const kept = cache.get(hash, at.getTime());
+      if (kept !== undefined) return kept.account;
+      const generation = cache.generation();
       if (kind === 'apiKey') {
         const key = await repo.findKey(hash);
-        return key && sameHash(key.hash, hash) ? key.account : null;
+        if (!key || !sameHash(key.hash, hash)) return null;
+        cache.set(hash, { account: key.account, keyId: key.id }, at.getTime(), generation);
+        return key.account;
       }
-      if (kind === 'accessToken') {
-        const token = await repo.findToken(hash, now());
-        return token && sameHash(token.hash, hash) ? token.account : null;
-      }
-      return null;
+      const token = await repo.findToken(hash, at);
+      if (!token || !sameHash(token.hash, hash)) return null;
+      cache.set(hash, { account: token.account, keyId: token.keyId }, at.getTime(), generation, token.expiresAt.getTime());
+      return token.account;
     },
 
     async createAccount(email) {
@@ -152,6 +182,7 @@ export function createIdentity(options: CreateIdentityOptions): IdentityService 
             // The key exists only in the message that failed: withdraw it and
             // let the same link be used again once mail works.
             await repo.retireKey(key.id, now());
+            await retired(key.id);
             await repo.releaseSignup(tokenHash);
             throw new ApiError('UNAVAILABLE', 'Your account is ready but the message with its API key could not be sent. Open the same link again shortly.', { retryAfterSeconds: 60 });
           }
@@ -173,7 +204,9 @@ export function createIdentity(options: CreateIdentityOptions): IdentityService 
       if (typeof apiKey !== 'string' || kindOf(apiKey) !== 'apiKey') return null;
       const next = newKey();
       const rotated = await repo.rotateKey(hashSecret(apiKey), { id: next.id, hash: next.hash }, now());
-      return rotated ? { account: rotated.account, newKey: next.secret } : null;
+      if (!rotated) return null;
+      await retired(rotated.retiredKeyId);
+      return { account: rotated.account, newKey: next.secret };
     },
 
     emailOf: (account) => repo.emailOf(account),

@@ -215,12 +215,24 @@ export interface Publication {
   ack?: { partition: number; uptoId: string };
 }
 
+/**
+ * Cluster-wide notices between pods (Redis pub/sub; in-process listeners
+ * with the local queues): best effort and not kept — whoever relies on one
+ * must also be right without it, later (a cache with a short life, say).
+ */
+export interface Notices {
+  publish(topic: string, message: string): Promise<void>;
+  /** Resolves once listening (a notice published from then on is heard) with the function that stops it. */
+  subscribe(topic: string, onNotice: (message: string) => void): Promise<() => void>;
+}
+
 /** Everything the engine and the API need from the fast path, behind one handle. */
 export interface Queues {
   readonly kind: 'redis' | 'local';
   readonly jobs: JobQueue;
   readonly commands: CommandStream;
   readonly replies: Replies;
+  readonly notices: Notices;
   /** Carries out a committed batch's Publication, in order. */
   publish(publication: Publication): Promise<void>;
   /** Settles every pending wait (false / undefined) and releases connections. */

@@ -43,7 +43,7 @@ const FIND_KEY: Statement = {
 
 const FIND_TOKEN: Statement = {
   name: 'orca-find-token',
-  text: `select t.account, t.key_id as "keyId", t.hash
+  text: `select t.account, t.key_id as "keyId", t.hash, t.expires_at as "expiresAt"
          from access_tokens t
          join api_keys k on k.id = t.key_id
          where t.hash = $1 and t.expires_at > $2::timestamptz and k.retired_at is null`,
@@ -82,9 +82,9 @@ export function identityRepository(db: Db) {
   }
 
   /** The account of a token that has not expired at `now` and whose key is not retired. */
-  async function findToken(hash: string, now: Date): Promise<{ account: string; keyId: string; hash: string } | null> {
-    const [row] = await runStatement<{ account: string; keyId: string; hash: string }>(db, FIND_TOKEN, [hash, now.toISOString()]);
-    return row ?? null;
+  async function findToken(hash: string, now: Date): Promise<{ account: string; keyId: string; hash: string; expiresAt: Date } | null> {
+    const [row] = await runStatement<{ account: string; keyId: string; hash: string; expiresAt: Date | string }>(db, FIND_TOKEN, [hash, now.toISOString()]);
+    return row ? { ...row, expiresAt: new Date(row.expiresAt) } : null;
   }
 
   async function insertToken(token: { hash: string; account: string; keyId: string; expiresAt: Date }): Promise<void> {

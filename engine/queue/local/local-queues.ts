@@ -1,7 +1,8 @@
 // The embedded default (`npm start` with no REDIS_URL): job queues, command
 // streams and replies in this process, behind the same interfaces and with
 // the same semantics as the Redis implementation, and no I/O at all.
-import type { Publication, Queues, QueuesOptions } from '../types.ts';
+import { EventEmitter } from 'node:events';
+import type { Notices, Publication, Queues, QueuesOptions } from '../types.ts';
 import type { Cancellable } from '../wait.ts';
 import { LocalCommandStream } from './command-stream.ts';
 import { LocalJobQueue } from './job-queue.ts';
@@ -13,6 +14,14 @@ export class LocalQueues implements Queues {
   readonly commands: LocalCommandStream;
   readonly replies: LocalReplies;
   readonly #waits = new Set<Cancellable>();
+  readonly #notices = new EventEmitter().setMaxListeners(0);
+  readonly notices: Notices = {
+    publish: async (topic, message) => void this.#notices.emit(topic, message),
+    subscribe: async (topic, onNotice) => {
+      this.#notices.on(topic, onNotice);
+      return () => void this.#notices.off(topic, onNotice);
+    },
+  };
 
   constructor(options: Omit<QueuesOptions, 'redisUrl' | 'prefix'> = {}) {
     this.jobs = new LocalJobQueue(this.#waits);

@@ -17,6 +17,7 @@
 //   <prefix>{r:<commandKey>}:reply            a reply was sent (replies without replyTo)
 //   <prefix>{i:<id>}:replies                  one process's reply inbox: a batch's replies
 //                                             to the commands that process appended
+//   <prefix>{n:<topic>}:notice                cluster-wide notices (Queues.notices)
 //
 // The scripts derive job, queue and partition keys of one account from the
 // account's prefix; those share the slot of the keys they are passed.
@@ -77,6 +78,10 @@ export class QueueKeys {
 
   reply(commandKey: string): string {
     return `${this.prefix}{r:${tagSafe(commandKey)}}:reply`;
+  }
+
+  notice(topic: string): string {
+    return `${this.prefix}{n:${tagSafe(topic)}}:notice`;
   }
 
   /** A process's reply channel; `id` is random per queues handle. */

@@ -3,7 +3,7 @@
 // polls and replies, and one blocking connection per partition whose command
 // stream this process reads (the leader's).
 import { Redis } from 'ioredis';
-import type { Publication, Queues, QueuesOptions } from '../types.ts';
+import type { Notices, Publication, Queues, QueuesOptions } from '../types.ts';
 import type { Cancellable } from '../wait.ts';
 import { RedisCommandStream } from './command-stream.ts';
 import { check, RedisJobQueue } from './job-queue.ts';
@@ -25,6 +25,7 @@ export class RedisQueues implements Queues {
   readonly subscriber: Subscriber;
   readonly #redis: Redis;
   readonly #waits = new Set<Cancellable>();
+  readonly notices: Notices;
 
   constructor(options: RedisQueuesOptions) {
     this.keys = new QueueKeys(options.prefix ?? 'orca:');
@@ -35,6 +36,10 @@ export class RedisQueues implements Queues {
     this.jobs = new RedisJobQueue(redis, this.keys, this.subscriber, this.#waits);
     this.commands = new RedisCommandStream(redis, this.keys, options.streamMaxLength);
     this.replies = new RedisReplies(redis, this.keys, this.subscriber, this.#waits, options.replyTtlMs);
+    this.notices = {
+      publish: async (topic, message) => void (await redis.publish(this.keys.notice(topic), message)),
+      subscribe: (topic, onNotice) => this.subscriber.listen(this.keys.notice(topic), onNotice),
+    };
   }
 
   /**
