@@ -16,6 +16,7 @@ import { EngineError } from './engine-error.ts';
 import { createRedisFlushMarker, type FlushMarker } from './flush-marker.ts';
 import { MAX_PARTITIONS, partitionOfKey } from './keys.ts';
 import { ModelCache } from './model-cache.ts';
+import { LeaderGone } from './partition-leader.ts';
 import { Shard } from './shard.ts';
 
 export interface EngineConfig {
@@ -98,6 +99,19 @@ function hashToPartition(text: string, partitions: number): number {
   return hash % partitions;
 }
 
+/** The promise's value, or undefined once `ms` passed first (the work goes on; its result is dropped). */
+async function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T | undefined> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  try {
+    const timeout = new Promise<undefined>((resolve) => {
+      timer = setTimeout(() => resolve(undefined), ms);
+    });
+    return await Promise.race([promise, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 /** Client-chosen command keys are scoped by account, so two accounts' keys never collide. */
 function scoped(account: string, commandKey: string | undefined): string | undefined {
   return commandKey === undefined ? undefined : `${account}:${commandKey}`;
@@ -120,12 +134,42 @@ function engineApi(parts: { store: Store; queues: Queues; models: ModelCache; sh
 
   /**
    * Sends a command and waits for its committed reply. With `limit`, the
-   * command is appended only while fewer than `limit` commands are pending
-   * on the partition (else BACKPRESSURE, nothing appended).
+   * command is accepted only while fewer than `limit` commands are pending
+   * on the partition (else BACKPRESSURE, nothing appended). When this
+   * process leads the partition, the command goes to the leader in memory
+   * (the same batch, commit and reply, without the stream and pub/sub round
+   * trips); otherwise, or when that leader stops first, over the stream.
    */
   async function send(partition: number, command: EngineCommand, commandKey?: string, limit?: number): Promise<CommandReply & { ok: true }> {
     const key = commandKey ?? randomUUID();
-    const payload: EngineCommand = commandKey === undefined ? { ...command, fresh: true } : command;
+    let payload: EngineCommand = commandKey === undefined ? { ...command, fresh: true } : command;
+    let reply: CommandReply | undefined;
+    let viaStream = true;
+    const local = shard?.leaderOf(partition)?.submit(key, payload, limit);
+    if (local === 'full') throw backpressure(partition);
+    if (local !== undefined) {
+      try {
+        reply = await withTimeout(local, replyTimeoutMs);
+        viaStream = false;
+      } catch (err) {
+        if (!(err instanceof LeaderGone)) throw err;
+        if (err.mayBeApplied) payload = command;
+      }
+    }
+    if (viaStream) reply = await sendOverStream(partition, key, payload, limit);
+    if (reply === undefined) {
+      throw new EngineError('TIMEOUT', `No committed answer from partition ${partition} within ${replyTimeoutMs} ms; retry with the same command key to get the original result.`);
+    }
+    if (!reply.ok) throw new EngineError(reply.code, reply.message);
+    return reply;
+  }
+
+  function backpressure(partition: number): EngineError {
+    return new EngineError('BACKPRESSURE', `Partition ${partition} has more than ${maxPending} commands waiting; retry shortly.`);
+  }
+
+  /** The stream path: undefined when no reply came in time. */
+  async function sendOverStream(partition: number, key: string, payload: EngineCommand, limit?: number): Promise<CommandReply | undefined> {
     // Register for the reply before the command exists: no reply can come first.
     const expected = await queues.replies.expectReply(key, replyTimeoutMs);
     let outcome: 'appended' | 'full' = 'appended';
@@ -139,14 +183,9 @@ function engineApi(parts: { store: Store; queues: Queues; models: ModelCache; sh
     }
     if (outcome === 'full') {
       expected.cancel();
-      throw new EngineError('BACKPRESSURE', `Partition ${partition} has more than ${maxPending} commands waiting; retry shortly.`);
+      throw backpressure(partition);
     }
-    const reply = (await expected.promise) as CommandReply | undefined;
-    if (reply === undefined) {
-      throw new EngineError('TIMEOUT', `No committed answer from partition ${partition} within ${replyTimeoutMs} ms; retry with the same command key to get the original result.`);
-    }
-    if (!reply.ok) throw new EngineError(reply.code, reply.message);
-    return reply;
+    return (await expected.promise) as CommandReply | undefined;
   }
 
   function partitionOf(key: string, what: string): number {

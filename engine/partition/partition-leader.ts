@@ -24,7 +24,8 @@ import type { ModelCache } from './model-cache.ts';
 import { TimerWheel, type ArmedTimer } from './timer-wheel.ts';
 
 const BATCH_MAX = 500;
-const READ_BLOCK_MS = 20;
+/** How long a stream read waits for an entry; local commands and timers do not wait for it (see `nextWork`). */
+const READ_BLOCK_MS = 100;
 /** How often the leader checks that Redis still has its flush marker. */
 const MARKER_CHECK_MS = 500;
 /** Commands one batch may cause on other instances (parent/child), past which they wait for the next batch. */
@@ -42,6 +43,35 @@ type Internal =
   | { kind: 'startChild'; account: string; parentKey: string; effect: Extract<ApplyResult & { ok: true }, { ok: true }>['effects'][number] & { type: 'startChild' } }
   | { kind: 'startTimer'; timer: ArmedTimer };
 
+/**
+ * A command handed over in memory by this process (its API leads the
+ * partition itself): no stream entry, no pub/sub reply. `attempted` is set
+ * once a batch holding it failed to commit: it may have committed after
+ * all, so it is looked up in the command log like a replayed stream entry.
+ */
+interface LocalCommand {
+  key: string;
+  payload: EngineCommand;
+  resolve: (reply: CommandReply) => void;
+  reject: (error: unknown) => void;
+  attempted?: true;
+}
+
+/**
+ * The leader here stopped with a local command unanswered: the caller sends
+ * it over the stream instead, to whoever leads next. `mayBeApplied` when a
+ * batch holding it failed in a way that may have committed: then it must go
+ * without its `fresh` mark, so the next leader looks it up first.
+ */
+export class LeaderGone extends Error {
+  constructor(
+    partition: number,
+    readonly mayBeApplied: boolean,
+  ) {
+    super(`partition ${partition}: its leader here stopped`);
+  }
+}
+
 /** What one batch writes, and what it does once committed. */
 class BatchWork {
   readonly batch: Batch;
@@ -51,6 +81,8 @@ class BatchWork {
   readonly arm: ArmedTimer[] = [];
   readonly disarm: string[] = [];
   readonly replies: Reply[] = [];
+  /** Answers to local commands, given once the publication is out. */
+  readonly answers: { command: LocalCommand; reply: CommandReply }[] = [];
   readonly ended: string[] = [];
   /** Instances whose waiting jobs must see their new variables (instance key → account). */
   readonly changed = new Map<string, string>();
@@ -82,7 +114,15 @@ export class PartitionLeader {
   private readonly internal: Internal[] = [];
   private readonly keys: KeyGenerator;
   private readonly wheel: TimerWheel;
+  /** The newest stream entry read (the next read starts after it). */
   private lastId = '0';
+  private readonly local: LocalCommand[] = [];
+  /** The stream read under way, if any, and what it brought. */
+  private reading: { generation: number; done: boolean; entries: StreamEntry[]; error?: unknown } | undefined;
+  /** Bumped by recovery: a read issued before it is stale (it started from the wrong id). */
+  private readGeneration = 0;
+  /** Wakes the loop waiting in `nextWork`. */
+  private wake: (() => void) | undefined;
   /** Entries up to this id were in the stream at the last recovery: an earlier leader may have applied them. */
   private replayUpTo = '0';
   private running = false;
@@ -96,13 +136,14 @@ export class PartitionLeader {
     this.epoch = options.epoch;
     this.keys = new KeyGenerator(options.partition, options.epoch);
     this.marker = options.marker ?? NO_FLUSH_MARKER;
-    this.wheel = new TimerWheel((timer) =>
+    this.wheel = new TimerWheel((timer) => {
       this.internal.push(
         timer.start !== undefined
           ? { kind: 'startTimer', timer }
           : { kind: 'command', account: timer.account, instanceKey: timer.instanceKey!, command: { type: 'fireTimer', timerKey: timer.key } },
-      ),
-    );
+      );
+      this.wake?.();
+    });
   }
 
   /**
@@ -124,9 +165,31 @@ export class PartitionLeader {
   async stop(): Promise<void> {
     this.running = false;
     this.wheel.stop();
+    this.wake?.();
     await this.loop;
     this.hot.clear();
     this.jobOwners.clear();
+    this.handBack();
+  }
+
+  /**
+   * Takes a command from this process's API straight to the batch loop, and
+   * resolves with its committed reply. Undefined when this leader cannot
+   * take it now (stopped, or recovering): the caller uses the stream.
+   * 'full' when `limit` commands wait already (backpressure).
+   */
+  submit(key: string, payload: EngineCommand, limit?: number): Promise<CommandReply> | 'full' | undefined {
+    if (!this.running || this.needsRecovery) return undefined;
+    if (limit !== undefined && this.local.length >= limit) return 'full';
+    return new Promise((resolve, reject) => {
+      this.local.push({ key, payload, resolve, reject });
+      this.wake?.();
+    });
+  }
+
+  /** Unanswered local commands go back to their callers, who send them over the stream. */
+  private handBack(): void {
+    for (const command of this.local.splice(0)) command.reject(new LeaderGone(this.partition, command.attempted === true));
   }
 
   /**
@@ -185,6 +248,7 @@ export class PartitionLeader {
     }
     this.replayUpTo = await queues.commands.lastEntryId(this.partition);
     this.lastId = '0';
+    this.readGeneration++;
   }
 
   private remember(account: string, instance: ProcessInstance, parentKey: string | null): void {
@@ -210,9 +274,9 @@ export class PartitionLeader {
             continue;
           }
         }
-        const entries = await this.options.queues.commands.read(this.partition, this.lastId, BATCH_MAX, READ_BLOCK_MS);
-        if (entries.length === 0 && this.internal.length === 0) continue;
-        await this.processBatch(entries);
+        const { entries, local } = await this.nextWork();
+        if (entries.length === 0 && local.length === 0 && this.internal.length === 0) continue;
+        await this.processBatch(entries, local);
         backoff = 50;
       } catch (err) {
         // Whatever was applied in memory may not be committed: forget it and reload.
@@ -221,6 +285,7 @@ export class PartitionLeader {
         this.needsRecovery = true;
         if (err instanceof StaleEpochError) {
           this.running = false;
+          this.handBack();
           this.options.onStop?.(`partition ${this.partition}: lease taken over (${err.message})`);
           return;
         }
@@ -230,11 +295,63 @@ export class PartitionLeader {
     }
   }
 
-  private async processBatch(entries: StreamEntry[]): Promise<void> {
+  /**
+   * The next batch's work: stream entries and local commands. The stream
+   * read runs alongside (it blocks on a connection of its own), so a local
+   * command, a due timer or a finished batch never waits for it; its entries
+   * are taken once it returns.
+   */
+  private async nextWork(): Promise<{ entries: StreamEntry[]; local: LocalCommand[] }> {
+    if (this.reading === undefined || this.reading.generation !== this.readGeneration) {
+      const reading: NonNullable<PartitionLeader['reading']> = { generation: this.readGeneration, done: false, entries: [] };
+      this.reading = reading;
+      this.options.queues.commands.read(this.partition, this.lastId, BATCH_MAX, READ_BLOCK_MS).then(
+        (entries) => {
+          reading.entries = entries;
+          reading.done = true;
+          this.wake?.();
+        },
+        (error: unknown) => {
+          reading.error = error;
+          reading.done = true;
+          this.wake?.();
+        },
+      );
+    }
+    const reading = this.reading;
+    if (!reading.done && this.local.length === 0 && this.internal.length === 0 && this.running) {
+      await new Promise<void>((resolve) => (this.wake = resolve));
+      this.wake = undefined;
+    }
+    let entries: StreamEntry[] = [];
+    if (reading.done) {
+      this.reading = undefined;
+      if (reading.error !== undefined) throw reading.error;
+      entries = reading.entries;
+      if (entries.length > 0) this.lastId = entries[entries.length - 1].id;
+    }
+    return { entries, local: this.local.splice(0, BATCH_MAX) };
+  }
+
+  private async processBatch(entries: StreamEntry[], local: LocalCommand[] = []): Promise<void> {
+    try {
+      await this.commitAndPublish(entries, local);
+    } catch (err) {
+      // Not committed, or not known to be (a stale fence writes nothing):
+      // the local commands wait for the next batch after recovery, looked up
+      // in the command log first.
+      if (!(err instanceof StaleEpochError)) for (const command of local) command.attempted = true;
+      this.local.unshift(...local);
+      throw err;
+    }
+  }
+
+  private async commitAndPublish(entries: StreamEntry[], local: LocalCommand[]): Promise<void> {
     const { store, queues } = this.options;
     const work = new BatchWork(this.partition, this.epoch);
     // A fresh key appended after the last recovery cannot have been applied yet: only the others are looked up.
     const lookUp = entries.filter((e) => !((e.payload as EngineCommand).fresh && streamIdIsAfter(e.id, this.replayUpTo))).map((e) => e.key);
+    for (const command of local) if (!command.payload.fresh || command.attempted) lookUp.push(command.key);
     const known = lookUp.length > 0 ? await store.commands.findCommandResults(this.partition, lookUp) : new Map<string, unknown>();
     const seen = new Map<string, unknown>();
     for (const entry of entries) {
@@ -247,6 +364,17 @@ export class PartitionLeader {
       seen.set(entry.key, reply);
       work.batch.commands!.push({ key: entry.key, result: reply });
       work.replies.push({ commandKey: entry.key, result: reply, replyTo: entry.replyTo });
+    }
+    for (const command of local) {
+      const earlier = (known.get(command.key) ?? seen.get(command.key)) as CommandReply | undefined;
+      if (earlier !== undefined) {
+        work.answers.push({ command, reply: earlier });
+        continue;
+      }
+      const reply = await this.execute(command.payload, work);
+      seen.set(command.key, reply);
+      work.batch.commands!.push({ key: command.key, result: reply });
+      work.answers.push({ command, reply });
     }
     for (let n = 0; this.internal.length > 0 && n < FOLLOW_UP_MAX; n++) await this.executeInternal(this.internal.shift()!, work);
     await (this.options.commit ?? store.commitBatch)(work.batch);
@@ -263,11 +391,10 @@ export class PartitionLeader {
       replies: work.replies,
     };
     for (const key of work.ended) this.forget(key);
-    if (entries.length > 0) {
-      this.lastId = entries[entries.length - 1].id;
-      publication.ack = { partition: this.partition, uptoId: this.lastId };
-    }
+    if (entries.length > 0) publication.ack = { partition: this.partition, uptoId: entries[entries.length - 1].id };
     await queues.publish(publication);
+    // After the publication, as for stream replies: a started instance's job is queued before its caller hears of it.
+    for (const { command, reply } of work.answers) command.resolve(structuredClone(reply));
   }
 
   private forget(instanceKey: string): void {

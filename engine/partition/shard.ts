@@ -49,6 +49,11 @@ export class Shard {
     this.timer = setTimeout(loop, every);
   }
 
+  /** The leader of `partition` in this process, if this shard leads it. */
+  leaderOf(partition: number): PartitionLeader | undefined {
+    return this.leaders.get(partition);
+  }
+
   /** Partitions this shard leads now. */
   owned(): number[] {
     return [...this.leaders.keys()].sort((a, b) => a - b);
