@@ -206,7 +206,7 @@ describe('bench:e2e flags', () => {
   it('parses its flags and rejects anything else', () => {
     const defaults = parseArgs([]);
     expect(defaults).toMatchObject({ backend: 'embedded', seconds: 10, warmupSeconds: 2, partitions: 8 });
-    expect(defaults.load).toEqual({ rate: 200, concurrency: 64, workers: 4, maxJobs: 32, longPollMs: 1_000, maxInFlight: 1_000 });
+    expect(defaults.load).toEqual({ rate: 200, concurrency: 256, workers: 4, maxJobs: 32, longPollMs: 1_000, maxInFlight: 1_000 });
     const options = parseArgs(['--backend=pg-redis', '--seconds=4', '--rate=150', '--concurrency=32', '--workers=2', '--long-poll-ms=0', '--cpu-prof=/tmp/p']);
     expect(options).toMatchObject({ backend: 'pg-redis', seconds: 4, warmupSeconds: 1, cpuProfDir: '/tmp/p' });
     expect(options.load).toMatchObject({ rate: 150, concurrency: 32, workers: 2, longPollMs: 0 });
