@@ -53,6 +53,7 @@ export interface AppConfig {
   owner?: EngineConfig['owner'];
   replyTimeoutMs?: EngineConfig['replyTimeoutMs'];
   maxPendingCommands?: EngineConfig['maxPendingCommands'];
+  commandRetentionMs?: EngineConfig['commandRetentionMs'];
 }
 
 export interface App {
@@ -86,6 +87,7 @@ export async function createApp(config: AppConfig = {}): Promise<App> {
     owner: config.owner,
     replyTimeoutMs: config.replyTimeoutMs,
     maxPendingCommands: config.maxPendingCommands,
+    commandRetentionMs: config.commandRetentionMs,
   });
   try {
     // Mutable: without PUBLIC_URL the links name the port we end up on.

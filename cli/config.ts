@@ -20,6 +20,8 @@ export const serviceConfig = z.object({
   ORCA_PARTITIONS: z.coerce.number().int().min(1).max(256).default(8),
   ORCA_ROLE: z.enum(['all', 'api', 'engine']).default('all'),
   ORCA_LEASE_MS: z.coerce.number().int().min(300).max(600_000).default(5_000),
+  /** How long a command's result answers retries with the same command key (default 24 hours, at least a minute). */
+  ORCA_COMMAND_RETENTION_MS: z.coerce.number().int().min(60_000).max(30 * 24 * 3_600_000).default(24 * 3_600_000),
   /** Postgres schema holding Orca's tables (one per test run or per installation sharing a database). */
   ORCA_DB_SCHEMA: schemaName.default('public'),
   /** Prefix of every Redis key and channel (default `orca:`); several installations may share one Redis. */

@@ -44,6 +44,7 @@ async function runEngine(config: ServiceConfig): Promise<number> {
     partitions: config.ORCA_PARTITIONS,
     role: 'engine',
     leaseMs: config.ORCA_LEASE_MS,
+    commandRetentionMs: config.ORCA_COMMAND_RETENTION_MS,
   });
   process.stdout.write(`orca: leading partitions ${engine.ownedPartitions().join(', ') || '(none yet)'}; Ctrl-C stops it\n`);
   await untilSignal();
@@ -63,6 +64,7 @@ async function runApi(config: ServiceConfig): Promise<number> {
     partitions: config.ORCA_PARTITIONS,
     role: config.ORCA_ROLE,
     leaseMs: config.ORCA_LEASE_MS,
+    commandRetentionMs: config.ORCA_COMMAND_RETENTION_MS,
     smtpUrl: config.SMTP_URL,
     publicUrl: config.PUBLIC_URL,
   });

@@ -36,6 +36,11 @@ export interface EngineConfig {
   replyTimeoutMs?: number;
   /** A partition with more commands waiting than this refuses new starts (503, retryable). */
   maxPendingCommands?: number;
+  /**
+   * How long a command's result stays in the command log (default 24 hours):
+   * a retry with the same command key within it gets the original result.
+   */
+  commandRetentionMs?: number;
 }
 
 export class ModelRejected extends EngineError {
@@ -79,7 +84,7 @@ export async function createEngine(config: EngineConfig = {}): Promise<Engine> {
     if (role !== 'api') {
       // Same default prefix as the queues', so the marker sits beside the keys it vouches for.
       if (config.redisUrl) marker = await createRedisFlushMarker(config.redisUrl, config.redisPrefix ?? 'orca:');
-      shard = new Shard({ store, queues, models, partitions, owner: config.owner ?? `${hostname()}-${process.pid}-${randomBytes(4).toString('hex')}`, leaseMs: config.leaseMs ?? 5_000, marker });
+      shard = new Shard({ store, queues, models, partitions, owner: config.owner ?? `${hostname()}-${process.pid}-${randomBytes(4).toString('hex')}`, leaseMs: config.leaseMs ?? 5_000, marker, commandRetentionMs: config.commandRetentionMs });
       await shard.start();
     }
     return engineApi({ store, queues, models, shard, marker, database, partitions, config });

@@ -21,7 +21,13 @@ export interface ShardOptions {
   leaseMs: number;
   /** Lets leaders notice a Redis flush (absent with the in-process queues). */
   marker?: FlushMarker;
+  /** Command results older than this leave the command log (default 24 hours). */
+  commandRetentionMs?: number;
 }
+
+const DAY_MS = 24 * 3_600_000;
+/** How often a shard prunes its partitions' command logs. */
+const PRUNE_EVERY_MS = 60_000;
 
 export class Shard {
   private readonly leaders = new Map<number, PartitionLeader>();
@@ -31,6 +37,7 @@ export class Shard {
   private presence: { id: number; epoch: number } | undefined;
   /** The leaders' batches, committed together when they are ready together. */
   private readonly commits: CommitGroup;
+  private nextPrune = 0;
 
   constructor(private readonly options: ShardOptions) {
     this.commits = new CommitGroup((batches) => options.store.commitBatches(batches));
@@ -78,6 +85,7 @@ export class Shard {
       for (const [partition, leader] of [...this.leaders]) {
         if (!(await store.leases.renewLease(partition, owner, leader.epoch, leaseMs))) await this.drop(partition);
       }
+      await this.pruneCommands();
       const leases = await store.leases.listLeases();
       // `expired` is judged by the database clock, so shards with skewed clocks agree.
       // Presence rows (negative ids) count every live shard, including ones that lead nothing yet.
@@ -105,6 +113,19 @@ export class Shard {
     } catch {
       // The store is unreachable: keep what we have; renewals decide on the next tick.
     }
+  }
+
+  /**
+   * Every command leaves a row with its result in the command log (that is
+   * what makes a retry idempotent); past the retention nobody can still be
+   * retrying it, so the rows of the partitions this shard leads go.
+   */
+  private async pruneCommands(): Promise<void> {
+    if (Date.now() < this.nextPrune) return;
+    const retention = this.options.commandRetentionMs ?? DAY_MS;
+    this.nextPrune = Date.now() + Math.min(PRUNE_EVERY_MS, retention / 10);
+    const before = new Date(Date.now() - retention);
+    for (const partition of this.leaders.keys()) await this.options.store.commands.pruneCommands(partition, before);
   }
 
   /**

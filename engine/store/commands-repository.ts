@@ -4,10 +4,9 @@
 // its stored result is the answer, without applying the command again. The
 // lookup is on the leader's hot path, so it is one fixed statement (one
 // round trip, an index probe per key) whatever the number of keys.
-import { and, eq, lt } from 'drizzle-orm';
-import type { Db } from './db.ts';
+import { sql } from 'drizzle-orm';
+import { rows, type Db } from './db.ts';
 import { guarded } from './errors.ts';
-import { commands } from './schema.ts';
 import { runStatement, type Statement } from './statement.ts';
 
 // The keys travel as one jsonb array: no bind-parameter limit, and the same
@@ -34,11 +33,13 @@ export function commandsRepository(db: Db) {
    * horizon well past how long a command can sit unacknowledged in a stream.
    */
   async function pruneCommands(partition: number, before: Date): Promise<number> {
-    const deleted = await db
-      .delete(commands)
-      .where(and(eq(commands.partition, partition), lt(commands.createdAt, before)))
-      .returning({ key: commands.commandKey });
-    return deleted.length;
+    // Counted in SQL: a minute of a busy partition is ~100,000 rows, not worth sending back.
+    const [row] = await rows<{ n: number }>(
+      db,
+      sql`with gone as (delete from commands where partition = ${partition} and created_at < ${before.toISOString()}::timestamptz returning 1)
+          select count(*)::int as n from gone`,
+    );
+    return Number(row?.n ?? 0);
   }
 
   return guarded({ findCommandResults, pruneCommands });
