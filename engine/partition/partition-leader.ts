@@ -333,7 +333,7 @@ export class PartitionLeader {
     return { entries, local: this.local.splice(0, BATCH_MAX) };
   }
 
-  private async processBatch(entries: StreamEntry[], local: LocalCommand[] = []): Promise<void> {
+  private async processBatch(entries: StreamEntry[], local: LocalCommand[]): Promise<void> {
     try {
       await this.commitAndPublish(entries, local);
     } catch (err) {

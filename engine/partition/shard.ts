@@ -38,6 +38,8 @@ export class Shard {
   /** The leaders' batches, committed together when they are ready together. */
   private readonly commits: CommitGroup;
   private nextPrune = 0;
+  /** A prune under way: it runs beside the ticks, so a long delete never delays a lease renewal. */
+  private pruning: Promise<void> | undefined;
 
   constructor(private readonly options: ShardOptions) {
     this.commits = new CommitGroup((batches) => options.store.commitBatches(batches));
@@ -70,6 +72,7 @@ export class Shard {
     this.stopped = true;
     clearTimeout(this.timer);
     await this.ticking;
+    await this.pruning;
     for (const [partition, leader] of this.leaders) {
       await leader.stop();
       await this.options.store.leases.releaseLease(partition, this.options.owner, leader.epoch).catch(() => false);
@@ -85,7 +88,9 @@ export class Shard {
       for (const [partition, leader] of [...this.leaders]) {
         if (!(await store.leases.renewLease(partition, owner, leader.epoch, leaseMs))) await this.drop(partition);
       }
-      await this.pruneCommands();
+      this.pruning ??= this.pruneCommands()
+        .catch(() => {})
+        .finally(() => (this.pruning = undefined));
       const leases = await store.leases.listLeases();
       // `expired` is judged by the database clock, so shards with skewed clocks agree.
       // Presence rows (negative ids) count every live shard, including ones that lead nothing yet.
