@@ -79,7 +79,7 @@ export async function createEngine(config: EngineConfig = {}): Promise<Engine> {
     database = await openDatabase({ url: config.databaseUrl, dataDir: config.dataDir, schema: config.schema });
     await database.migrate();
     queues = await createQueues({ redisUrl: config.redisUrl, prefix: config.redisPrefix });
-    const store = createStore(database.db);
+    const store = createStore(database.db, database.writer);
     const models = new ModelCache(store);
     if (role !== 'api') {
       // Same default prefix as the queues', so the marker sits beside the keys it vouches for.

@@ -289,7 +289,10 @@ const REFUSED = 'orca batch refused: ';
  *
  * Every table access is a key lookup on a unique index (=, = any, ON
  * CONFLICT), so the plan does not depend on table sizes, and the statement
- * is prepared once per connection and runs on its cached plan (statement.ts).
+ * is prepared once per connection and runs on its cached plan (statement.ts)
+ * — on the writer connections (database.ts), where the planner may not turn
+ * an `= any` delete into a sequential scan because the table was empty when
+ * the plan was made.
  * That is why the deletes name no partition: with a partition condition
  * beside the keys, a plan made while the table was small walks the
  * (partition, key) index through the whole partition. Keys carry their

@@ -89,6 +89,17 @@ describe('openDatabase', () => {
     }
   });
 
+  it.runIf(process.env.DATABASE_URL)('gives the batch commits connections that never plan a sequential scan', async () => {
+    const database = await openDatabase({ url: process.env.DATABASE_URL! });
+    try {
+      // The commit's generic plan is made while tables are empty (see openPg): only the writer forbids the scan.
+      expect(await rows(database.writer, sql`show enable_seqscan`)).toEqual([{ enable_seqscan: 'off' }]);
+      expect(await rows(database.db, sql`show enable_seqscan`)).toEqual([{ enable_seqscan: 'on' }]);
+    } finally {
+      await database.close();
+    }
+  });
+
   it('keeps embedded data in its data directory across restarts', async () => {
     const dir = await mkdtemp(path.join(tmpdir(), 'orca-pglite-'));
     try {

@@ -16,6 +16,12 @@ import { migratePg, migratePglite } from './migrate.ts';
 export interface Database {
   /** The drizzle handle for repositories. */
   db: Db;
+  /**
+   * The handle for the partition leaders' batch commits (commit-batch.ts):
+   * on Postgres, connections of their own on which the planner may not
+   * choose a sequential scan (see `openPg`); on PGlite, `db` itself.
+   */
+  writer: Db;
   kind: 'pg' | 'pglite';
   /** The schema holding Orca's tables. */
   schema: string;
@@ -34,39 +40,29 @@ export async function openDatabase(input: OpenDatabaseOptions = {}): Promise<Dat
 }
 
 async function openPg(options: StoreOptions, url: string): Promise<Database> {
-  const pool = new pg.Pool({
-    connectionString: url,
-    max: options.poolSize,
-    connectionTimeoutMillis: options.connectTimeoutMs,
-    // The server cancels a runaway statement; the client stops waiting a
-    // little later in case the server itself is gone.
-    statement_timeout: options.statementTimeoutMs,
-    query_timeout: options.statementTimeoutMs + 5_000,
-    idle_in_transaction_session_timeout: options.idleInTransactionTimeoutMs,
-    application_name: options.applicationName,
-    options: `-c search_path=${options.schema}`,
-    keepAlive: true,
-  });
-  // An idle client whose connection dies emits 'error' on the pool; without
-  // a listener that would crash the process. The pool drops the client and
-  // the next query opens a new connection (or fails with StoreUnavailableError).
-  pool.on('error', () => {});
-  // A client checked out for a transaction has no pool listener; if its
-  // connection ends mid-query pg emits 'error' on the client itself, which
-  // would crash the process. The query in flight fails with a connection
-  // error instead, which guard() turns into StoreUnavailableError.
-  pool.on('connect', (client) => client.on('error', () => {}));
+  const pool = newPool(options, url, options.poolSize, []);
+  // The batch commit is a prepared statement whose generic plan is made on
+  // its sixth run, usually while the tables are still empty, and then kept:
+  // on an empty table the planner prefers a sequential scan even for a
+  // lookup by primary key, and that plan then walks every live and dead row
+  // of `jobs` on each commit until autovacuum happens to analyze the table
+  // (perf: a quarter of the commit's server CPU). Every table access of the
+  // commit is a key lookup by design, so its connections forbid the
+  // sequential scan outright; the rest of Orca keeps the planner's choice.
+  const writerPool = newPool(options, url, options.writerPoolSize, ['-c enable_seqscan=off']);
   const db = drizzlePg(pool) as unknown as Db;
+  const writer = drizzlePg(writerPool) as unknown as Db;
   let closed = false;
   const database: Database = {
     db,
+    writer,
     kind: 'pg',
     schema: options.schema,
     migrate: () => guard(() => migratePg(pool, options.schema)),
     async close() {
       if (closed) return;
       closed = true;
-      await pool.end();
+      await Promise.all([pool.end(), writerPool.end()]);
     },
   };
   try {
@@ -89,6 +85,7 @@ async function openPglite(options: StoreOptions): Promise<Database> {
   let closed = false;
   return {
     db,
+    writer: db,
     kind: 'pglite',
     schema: options.schema,
     migrate: () => migratePglite(client, options.schema),
@@ -98,4 +95,30 @@ async function openPglite(options: StoreOptions): Promise<Database> {
       await client.close();
     },
   };
+}
+
+function newPool(options: StoreOptions, url: string, max: number, settings: string[]): pg.Pool {
+  const pool = new pg.Pool({
+    connectionString: url,
+    max,
+    connectionTimeoutMillis: options.connectTimeoutMs,
+    // The server cancels a runaway statement; the client stops waiting a
+    // little later in case the server itself is gone.
+    statement_timeout: options.statementTimeoutMs,
+    query_timeout: options.statementTimeoutMs + 5_000,
+    idle_in_transaction_session_timeout: options.idleInTransactionTimeoutMs,
+    application_name: options.applicationName,
+    options: [`-c search_path=${options.schema}`, ...settings].join(' '),
+    keepAlive: true,
+  });
+  // An idle client whose connection dies emits 'error' on the pool; without
+  // a listener that would crash the process. The pool drops the client and
+  // the next query opens a new connection (or fails with StoreUnavailableError).
+  pool.on('error', () => {});
+  // A client checked out for a transaction has no pool listener; if its
+  // connection ends mid-query pg emits 'error' on the client itself, which
+  // would crash the process. The query in flight fails with a connection
+  // error instead, which guard() turns into StoreUnavailableError.
+  pool.on('connect', (client) => client.on('error', () => {}));
+  return pool;
 }

@@ -19,7 +19,8 @@ import { ledgerRepository } from './ledger-repository.ts';
 import { mailOutboxRepository } from './mail-outbox-repository.ts';
 import { timersRepository } from './timers-repository.ts';
 
-export function createStore(db: Db) {
+/** `writer` carries the batch commits (Database.writer); by default `db` does. */
+export function createStore(db: Db, writer: Db = db) {
   return {
     /** The drizzle handle itself, for reads no repository covers (tests, diagnostics); writes go through repositories. */
     db,
@@ -37,8 +38,8 @@ export function createStore(db: Db) {
     identity: identityRepository(db),
     ledger: ledgerRepository(db),
     mailOutbox: mailOutboxRepository(db),
-    commitBatch: (batch: Batch) => commitBatch(db, batch),
-    commitBatches: (batches: readonly Batch[]) => commitBatches(db, batches),
+    commitBatch: (batch: Batch) => commitBatch(writer, batch),
+    commitBatches: (batches: readonly Batch[]) => commitBatches(writer, batches),
   };
 }
 

@@ -8,7 +8,10 @@
 // ANALYZE: ~1.5 ms to plan the commit statement). It is only safe for a
 // statement whose plan cannot go wrong with the table sizes of the moment
 // it was planned (an empty table early in life, say): every table access a
-// key lookup with no other index to prefer. A generic plan also does not
+// key lookup with no other index to prefer. Even then, a lookup by a list
+// of keys (`key = any (…)`) on a table that was empty at planning time is
+// planned as a sequential scan, which is why the batch commit runs on the
+// writer connections that forbid one (database.ts). A generic plan also does not
 // know how many keys an array parameter holds, so a lookup by a list of
 // keys is left unnamed and planned on every run. ANALYZE invalidates cached
 // plans in any case. PGlite runs every statement unnamed. Any other handle
