@@ -71,4 +71,52 @@ describe('CommitGroup', () => {
     await group.commit(batch(6, epoch, 5));
     expect(await store.instances.getInstance('acme', keyOf(6, 5))).not.toBeNull();
   });
+
+  it("keeps a partition's batches in order: the next waits for the statement holding the one before", async () => {
+    const epoch = (await store.leases.acquireLease(8, 'shard', 10_000))!.epoch;
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const statements: string[][] = [];
+    // Two statements may be in flight, yet partition 8's second batch must not overtake its first.
+    const group = new CommitGroup(async (batches) => {
+      statements.push(batches.map((b) => ('instances' in b ? b.instances![0].document.key : 'sealed')));
+      if (statements.length === 1) await gate;
+      return store.commitBatches(batches);
+    }, 2);
+    const first = group.commit(batch(8, epoch, 1));
+    const second = group.commit(batch(8, epoch, 2));
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(statements).toEqual([[keyOf(8, 1)]]);
+    release();
+    await Promise.all([first, second]);
+    expect(statements).toEqual([[keyOf(8, 1)], [keyOf(8, 2)]]);
+  });
+
+  it("fails a partition's waiting batches with the one before them, without sending them", async () => {
+    const epoch = (await store.leases.acquireLease(9, 'shard', 10_000))!.epoch;
+    const other = (await store.leases.acquireLease(10, 'shard', 10_000))!.epoch;
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const sent: number[] = [];
+    const group = new CommitGroup(async (batches) => {
+      sent.push(...batches.map((b) => b.partition));
+      if (sent.length === 1) {
+        await gate;
+        throw new Error('connection lost');
+      }
+      return store.commitBatches(batches);
+    });
+    const first = group.commit(batch(9, epoch, 1)).then(() => 'ok', (e: unknown) => e);
+    // Built on the first while it was in flight: it must not commit once the first failed.
+    const behind = group.commit(batch(9, epoch, 2)).then(() => 'ok', (e: unknown) => e);
+    const unrelated = group.commit(batch(10, other, 1));
+    release();
+    expect(await first).toMatchObject({ message: 'connection lost' });
+    expect(await behind).toMatchObject({ message: 'connection lost' });
+    await unrelated;
+    expect(sent).toEqual([9, 10]);
+    expect(await store.instances.getInstance('acme', keyOf(9, 2))).toBeNull();
+    expect(await store.instances.getInstance('acme', keyOf(10, 1))).not.toBeNull();
+  });
 });
+

@@ -6,11 +6,18 @@
 // once for several partitions instead of once each, which is what limited
 // a shard with many partitions and small batches. A lone batch goes out at
 // once, so an idle engine waits for nothing.
-import type { Batch, BatchOutcome } from '../store/index.ts';
+//
+// A leader hands in its next batch while the one before is still being
+// committed (it builds on the uncommitted state in memory; see
+// PartitionLeader). So the group keeps each partition's batches in order:
+// a batch waits while its partition has one in a statement, and when that
+// one fails, every batch of the partition still waiting fails with it —
+// they were built on what did not commit.
+import type { BatchOutcome, CommitInput } from '../store/index.ts';
 import { StaleEpochError } from '../store/index.ts';
 
 interface Waiting {
-  batch: Batch;
+  batch: CommitInput;
   resolve: () => void;
   reject: (error: unknown) => void;
 }
@@ -18,22 +25,25 @@ interface Waiting {
 export class CommitGroup {
   private waiting: Waiting[] = [];
   private inFlight = 0;
+  /** Partitions with a batch in a statement under way. */
+  private readonly busy = new Set<number>();
 
   /**
    * @param commitBatches the store's multi-partition commit
    * @param maxInFlight statements allowed in flight at once; more batches wait and join the next
    */
   constructor(
-    private readonly commitBatches: (batches: readonly Batch[]) => Promise<BatchOutcome[]>,
+    private readonly commitBatches: (batches: readonly CommitInput[]) => Promise<BatchOutcome[]>,
     private readonly maxInFlight = 1,
   ) {}
 
   /**
    * Resolves once `batch` is committed; rejects with StaleEpochError when its
    * partition's epoch moved on (nothing of it written), or with the
-   * statement's error, which fails every batch that shared it.
+   * statement's error, which fails every batch that shared it. Either way
+   * the partition's batches handed in after it and not yet sent fail too.
    */
-  commit(batch: Batch): Promise<void> {
+  commit(batch: CommitInput): Promise<void> {
     return new Promise((resolve, reject) => {
       this.waiting.push({ batch, resolve, reject });
       this.flush();
@@ -41,35 +51,48 @@ export class CommitGroup {
   }
 
   private flush(): void {
-    while (this.inFlight < this.maxInFlight && this.waiting.length > 0) {
-      // One batch per partition per statement: a leader waits for its
-      // commit before it builds the next batch, so this only guards misuse.
+    while (this.inFlight < this.maxInFlight) {
+      // The oldest waiting batch of each partition that has none in flight.
       const group: Waiting[] = [];
-      const partitions = new Set<number>();
+      const taken = new Set<number>();
       const rest: Waiting[] = [];
       for (const item of this.waiting) {
-        if (partitions.has(item.batch.partition)) rest.push(item);
+        const partition = item.batch.partition;
+        if (taken.has(partition) || this.busy.has(partition)) rest.push(item);
         else {
-          partitions.add(item.batch.partition);
+          taken.add(partition);
           group.push(item);
         }
       }
+      if (group.length === 0) return;
       this.waiting = rest;
       this.inFlight++;
+      for (const partition of taken) this.busy.add(partition);
       this.commitBatches(group.map((g) => g.batch))
         .then(
           (outcomes) =>
             group.forEach((g, i) => {
               const outcome = outcomes[i];
               if (outcome.ok) g.resolve();
-              else g.reject(new StaleEpochError(g.batch.partition, g.batch.epoch, outcome.epoch));
+              else this.fail(g, new StaleEpochError(g.batch.partition, g.batch.epoch, outcome.epoch));
             }),
-          (error: unknown) => group.forEach((g) => g.reject(error)),
+          (error: unknown) => group.forEach((g) => this.fail(g, error)),
         )
         .finally(() => {
           this.inFlight--;
+          for (const partition of taken) this.busy.delete(partition);
           this.flush();
         });
     }
+  }
+
+  /** Fails `item` and the batches of its partition waiting behind it. */
+  private fail(item: Waiting, error: unknown): void {
+    item.reject(error);
+    const partition = item.batch.partition;
+    const behind = this.waiting.filter((w) => w.batch.partition === partition);
+    if (behind.length === 0) return;
+    this.waiting = this.waiting.filter((w) => w.batch.partition !== partition);
+    for (const w of behind) w.reject(error);
   }
 }

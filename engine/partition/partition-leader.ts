@@ -15,9 +15,10 @@ import { jobOffer } from '../runtime/behavior/job.ts';
 import { visibleVariables } from '../runtime/behavior/variables.ts';
 import type { ApplyContext, ApplyResult, Command, JobOffer, ProcessInstance, Variables } from '../runtime/types.ts';
 import { streamIdIsAfter, type Publication, type QueuedJob, type Queues, type Reply, type StoredJob, type StreamEntry } from '../queue/index.ts';
-import type { Batch, JobWrite, Store, TimerWrite } from '../store/index.ts';
-import { StaleEpochError } from '../store/index.ts';
+import type { Batch, CommitInput, JobWrite, Store, TimerWrite } from '../store/index.ts';
+import { sealBatch, StaleEpochError } from '../store/index.ts';
 import type { CommandReply, EngineCommand } from './commands.ts';
+import { CommitGroup } from './commit-group.ts';
 import { NO_FLUSH_MARKER, type FlushMarker } from './flush-marker.ts';
 import { KeyGenerator } from './keys.ts';
 import type { ModelCache } from './model-cache.ts';
@@ -86,6 +87,10 @@ class BatchWork {
   readonly ended: string[] = [];
   /** Instances whose waiting jobs must see their new variables (instance key → account). */
   readonly changed = new Map<string, string>();
+  /** Those jobs' variables as this batch leaves them. */
+  variables: NonNullable<Publication['variables']> = [];
+  /** The stream entries this batch consumed. */
+  ack: Publication['ack'];
 
   constructor(partition: number, epoch: number) {
     this.batch = { partition, epoch, instances: [], jobsUpsert: [], jobsDelete: [], timersUpsert: [], timersDelete: [], incidentsInsert: [], history: [], commands: [] };
@@ -102,8 +107,11 @@ export interface LeaderOptions {
   onStop?: (reason: string) => void;
   /** Tells the leader that Redis was flushed under it; none with the in-process queues. */
   marker?: FlushMarker;
-  /** Commits a batch (the shard's CommitGroup); default: the store's own commit. */
-  commit?: (batch: Batch) => Promise<void>;
+  /**
+   * Commits a batch: the shard's CommitGroup, which keeps a partition's
+   * batches in order; default: a CommitGroup of the leader's own.
+   */
+  commit?: (batch: CommitInput) => Promise<void>;
 }
 
 export class PartitionLeader {
@@ -130,8 +138,28 @@ export class PartitionLeader {
   private needsRecovery = true;
   private readonly marker: FlushMarker;
   private loop: Promise<void> | undefined;
+  /**
+   * The newest batch handed to the commit and not yet published: the loop
+   * builds the next one meanwhile, on the state in memory (which includes
+   * this one's uncommitted effects). Settles once it is published or failed.
+   */
+  private pipeline: Promise<void> = Promise.resolve();
+  /** Why a batch in the pipeline failed, for the loop to recover from. */
+  private broken: { error: unknown } | undefined;
+  /**
+   * Results of the commands in batches not yet published, by command key.
+   * The command log cannot answer for them until they commit, so a retry
+   * of one that arrives meanwhile is answered from here (never applied twice).
+   */
+  private readonly pendingResults = new Map<string, unknown>();
+  private readonly commit: (batch: CommitInput) => Promise<void>;
 
   constructor(private readonly options: LeaderOptions) {
+    if (options.commit) this.commit = options.commit;
+    else {
+      const own = new CommitGroup((batches) => options.store.commitBatches(batches));
+      this.commit = (batch) => own.commit(batch);
+    }
     this.partition = options.partition;
     this.epoch = options.epoch;
     this.keys = new KeyGenerator(options.partition, options.epoch);
@@ -261,6 +289,7 @@ export class PartitionLeader {
     let nextMarkerCheck = Date.now() + MARKER_CHECK_MS;
     while (this.running) {
       try {
+        this.throwIfBroken();
         if (this.needsRecovery) {
           // Nothing is applied until recovery succeeds: a batch whose commit
           // failed may have committed after all, and only the rebuild from
@@ -271,18 +300,23 @@ export class PartitionLeader {
           nextMarkerCheck = Date.now() + MARKER_CHECK_MS;
           if (!(await this.marker.present(this.partition))) {
             this.needsRecovery = true;
+            await this.drainPipeline();
             continue;
           }
         }
         const { entries, local } = await this.nextWork();
+        this.throwIfBroken();
         if (entries.length === 0 && local.length === 0 && this.internal.length === 0) continue;
         await this.processBatch(entries, local);
         backoff = 50;
       } catch (err) {
-        // Whatever was applied in memory may not be committed: forget it and reload.
+        // Whatever was applied in memory may not be committed: once the
+        // batches under way have settled, forget it and reload.
+        this.needsRecovery = true;
+        await this.drainPipeline();
         this.hot.clear();
         this.jobOwners.clear();
-        this.needsRecovery = true;
+        this.pendingResults.clear();
         if (err instanceof StaleEpochError) {
           this.running = false;
           this.handBack();
@@ -293,6 +327,21 @@ export class PartitionLeader {
         backoff = Math.min(backoff * 2, 2_000);
       }
     }
+    await this.drainPipeline();
+  }
+
+  /** A batch in the pipeline failed: the loop recovers (or stops on a lost lease) as if its own step had thrown. */
+  private throwIfBroken(): void {
+    const broken = this.broken;
+    if (broken === undefined) return;
+    this.broken = undefined;
+    throw broken.error;
+  }
+
+  /** Waits until no batch is being committed or published; their failures are already recorded in `broken`. */
+  private async drainPipeline(): Promise<void> {
+    await this.pipeline;
+    this.broken = undefined;
   }
 
   /**
@@ -333,66 +382,115 @@ export class PartitionLeader {
     return { entries, local: this.local.splice(0, BATCH_MAX) };
   }
 
+  /**
+   * Builds a batch from the commands (applied in memory), hands it to the
+   * commit, and returns once the batch before it is published: so one batch
+   * commits while the next is built, and never more than that. The batch's
+   * own commit and publication go on in `pipeline`, in batch order.
+   */
   private async processBatch(entries: StreamEntry[], local: LocalCommand[]): Promise<void> {
+    let work: BatchWork;
     try {
-      await this.commitAndPublish(entries, local);
+      work = await this.build(entries, local);
     } catch (err) {
-      // Not committed, or not known to be (a stale fence writes nothing):
-      // the local commands wait for the next batch after recovery, looked up
-      // in the command log first.
-      if (!(err instanceof StaleEpochError)) for (const command of local) command.attempted = true;
-      this.local.unshift(...local);
+      this.giveBack(local, err);
       throw err;
+    }
+    const previous = this.pipeline;
+    // Sealed now: the next batch goes on changing the same instance documents.
+    const sealed = sealBatch(work.batch);
+    // The commit group sends it only after the batch before it committed, and fails it if that one failed.
+    const committed = this.commit(sealed);
+    this.pipeline = this.publishWhenCommitted(work, local, committed, previous);
+    await previous;
+  }
+
+  /**
+   * Not committed, or not known to be (a stale fence writes nothing): the
+   * local commands wait for the next batch after recovery, looked up in the
+   * command log first.
+   */
+  private giveBack(local: LocalCommand[], err: unknown): void {
+    if (!(err instanceof StaleEpochError)) for (const command of local) command.attempted = true;
+    this.local.unshift(...local);
+  }
+
+  /** Settles without throwing: a failure is recorded in `broken` for the loop, and wakes it. */
+  private async publishWhenCommitted(work: BatchWork, local: LocalCommand[], committed: Promise<void>, previous: Promise<void>): Promise<void> {
+    try {
+      await committed;
+      // In batch order: a job pushed by the batch before must be queued before this one removes it.
+      await previous;
+      if (this.broken !== undefined) throw this.broken.error;
+      await this.publish(work);
+    } catch (err) {
+      this.giveBack(local, err);
+      this.broken ??= { error: err };
+      this.wake?.();
     }
   }
 
-  private async commitAndPublish(entries: StreamEntry[], local: LocalCommand[]): Promise<void> {
-    const { store, queues } = this.options;
+  /** Applies the commands to the instances in memory and gathers what the batch writes and, once committed, does. */
+  private async build(entries: StreamEntry[], local: LocalCommand[]): Promise<BatchWork> {
+    const { store } = this.options;
     const work = new BatchWork(this.partition, this.epoch);
-    // A fresh key appended after the last recovery cannot have been applied yet: only the others are looked up.
-    const lookUp = entries.filter((e) => !((e.payload as EngineCommand).fresh && streamIdIsAfter(e.id, this.replayUpTo))).map((e) => e.key);
-    for (const command of local) if (!command.payload.fresh || command.attempted) lookUp.push(command.key);
+    const pending = this.pendingResults;
+    // A fresh key appended after the last recovery cannot have been applied
+    // yet: only the others are looked up, in the batches not yet committed
+    // first (checked before the query starts, so a key missing there was in
+    // none of them and the command log has it if anything does).
+    const lookUp = entries.filter((e) => !((e.payload as EngineCommand).fresh && streamIdIsAfter(e.id, this.replayUpTo)) && !pending.has(e.key)).map((e) => e.key);
+    for (const command of local) if ((!command.payload.fresh || command.attempted) && !pending.has(command.key)) lookUp.push(command.key);
     const known = lookUp.length > 0 ? await store.commands.findCommandResults(this.partition, lookUp) : new Map<string, unknown>();
-    const seen = new Map<string, unknown>();
     for (const entry of entries) {
-      const earlier = known.get(entry.key) ?? seen.get(entry.key);
+      const earlier = known.get(entry.key) ?? pending.get(entry.key);
       if (earlier !== undefined) {
         work.replies.push({ commandKey: entry.key, result: earlier, replyTo: entry.replyTo });
         continue;
       }
       const reply = await this.execute(entry.payload as EngineCommand, work);
-      seen.set(entry.key, reply);
+      pending.set(entry.key, reply);
       work.batch.commands!.push({ key: entry.key, result: reply });
       work.replies.push({ commandKey: entry.key, result: reply, replyTo: entry.replyTo });
     }
     for (const command of local) {
-      const earlier = (known.get(command.key) ?? seen.get(command.key)) as CommandReply | undefined;
+      const earlier = (known.get(command.key) ?? pending.get(command.key)) as CommandReply | undefined;
       if (earlier !== undefined) {
         work.answers.push({ command, reply: earlier });
         continue;
       }
       const reply = await this.execute(command.payload, work);
-      seen.set(command.key, reply);
+      pending.set(command.key, reply);
       work.batch.commands!.push({ key: command.key, result: reply });
       work.answers.push({ command, reply });
     }
     for (let n = 0; this.internal.length > 0 && n < FOLLOW_UP_MAX; n++) await this.executeInternal(this.internal.shift()!, work);
-    await (this.options.commit ?? store.commitBatch)(work.batch);
-    // Committed: now, and only now, the world may see it.
+    // What the queues get is taken now, from the state this batch leaves: by
+    // the time it is published the next batch may have changed the memory.
+    work.variables = this.waitingJobVariables(work);
+    if (entries.length > 0) work.ack = { partition: this.partition, uptoId: entries[entries.length - 1].id };
+    return work;
+  }
+
+  /** Committed: now, and only now, the world may see it. */
+  private async publish(work: BatchWork): Promise<void> {
     for (const key of work.disarm) this.wheel.disarm(key);
     for (const timer of work.arm) this.wheel.arm(timer);
     const byAccount = new Map<string, string[]>();
     for (const { account, jobKey } of work.remove) (byAccount.get(account) ?? byAccount.set(account, []).get(account)!).push(jobKey);
     const publication: Publication = {
       push: work.push,
-      variables: this.waitingJobVariables(work),
+      variables: work.variables,
       requeue: work.requeue,
       remove: [...byAccount].map(([account, jobKeys]) => ({ account, jobKeys })),
       replies: work.replies,
     };
+    if (work.ack !== undefined) publication.ack = work.ack;
+    // Ended instances stay in memory until now: a command for one in the
+    // next batch must not find it missing and read its stale row instead.
     for (const key of work.ended) this.forget(key);
-    if (entries.length > 0) publication.ack = { partition: this.partition, uptoId: entries[entries.length - 1].id };
-    await queues.publish(publication);
+    for (const command of work.batch.commands!) this.pendingResults.delete(command.key);
+    await this.options.queues.publish(publication);
     // After the publication, as for stream replies: a started instance's job is queued before its caller hears of it.
     for (const { command, reply } of work.answers) command.resolve(structuredClone(reply));
   }

@@ -111,6 +111,34 @@ export async function commitBatch(db: Db, batch: Batch): Promise<void> {
 export type BatchOutcome = { ok: true } | { ok: false; /** The partition's current epoch (null: no such partition). */ epoch: number | null };
 
 /**
+ * A batch turned into its share of the statement's payload (JSON text per
+ * payload field). Sealing copies what the batch says at that moment, so the
+ * caller may go on changing the objects it was built from — the partition
+ * leader builds its next batch on the same instance documents while this
+ * one waits for its commit.
+ */
+export interface SealedBatch {
+  readonly partition: number;
+  readonly epoch: number;
+  /** Payload field → its rows as JSON, without the enclosing brackets. */
+  readonly parts: ReadonlyMap<string, string>;
+  /** The keys of what it writes, for whoever watches commits (diagnostics, tests). */
+  readonly keys: { readonly instances: readonly string[]; readonly commands: readonly string[] };
+}
+
+/** What commitBatches takes: a batch, or one sealed beforehand. */
+export type CommitInput = Batch | SealedBatch;
+
+export function sealBatch(batch: Batch): SealedBatch {
+  const parts = new Map<string, string>();
+  addBatch(batch, (name, items) => {
+    if (items.length > 0) parts.set(name, JSON.stringify(items).slice(1, -1));
+  });
+  const keys = { instances: (batch.instances ?? []).map((i) => i.document.key), commands: (batch.commands ?? []).map((c) => c.key) };
+  return { partition: batch.partition, epoch: batch.epoch, parts, keys };
+}
+
+/**
  * Commits the batches of several partitions in ONE statement (one round
  * trip, one transaction): a shard's leaders share the per-statement cost
  * this way (group commit). Each batch is fenced on its own partition's
@@ -118,12 +146,12 @@ export type BatchOutcome = { ok: true } | { ok: false; /** The partition's curre
  * commit. At most one batch per partition. A refusal (tenancy) or any
  * error fails them all, writing nothing.
  */
-export function commitBatches(db: Db, batches: readonly Batch[]): Promise<BatchOutcome[]> {
+export function commitBatches(db: Db, batches: readonly CommitInput[]): Promise<BatchOutcome[]> {
   return guard(async () => {
     const partitions = new Set(batches.map((b) => b.partition));
     if (partitions.size !== batches.length) throw new RangeError('commitBatches: at most one batch per partition');
     if (batches.length === 0) return [];
-    const payload = JSON.stringify(batchesPayload(batches));
+    const payload = payloadText(batches.map((b) => ('parts' in b ? b : sealBatch(b))));
     let result: { id: number; epoch: string | null; ok: boolean }[];
     try {
       result = await runStatement(db, COMMIT_BATCH, [payload]);
@@ -138,6 +166,22 @@ export function commitBatches(db: Db, batches: readonly Batch[]): Promise<BatchO
   });
 }
 
+/**
+ * The batches as the statement reads them: short field names (the payload is
+ * parsed by Postgres once per statement), every row tagged with its
+ * partition `p`, arrays left out when empty; `f` holds the fences. Joined
+ * from the sealed texts, so nothing is serialised twice.
+ */
+function payloadText(batches: readonly SealedBatch[]): string {
+  const fields = new Map<string, string[]>();
+  for (const batch of batches) {
+    for (const [name, text] of batch.parts) (fields.get(name) ?? fields.set(name, []).get(name)!).push(text);
+  }
+  let out = `{"f":${JSON.stringify(batches.map((b) => ({ p: b.partition, e: b.epoch })))}`;
+  for (const [name, texts] of fields) out += `,"${name}":[${texts.join(',')}]`;
+  return `${out}}`;
+}
+
 /** Last write per key wins: a multi-row upsert may not touch one row twice. */
 function lastByKey<T>(items: T[], keyOf: (item: T) => string): T[] {
   const map = new Map<string, T>();
@@ -150,20 +194,6 @@ function lastByKey<T>(items: T[], keyOf: (item: T) => string): T[] {
 }
 
 const iso = (ms: number): string => new Date(ms).toISOString();
-
-/**
- * The batches as the statement reads them: short field names (the payload is
- * parsed by Postgres once per statement), every row tagged with its
- * partition `p`, arrays left out when empty; `f` holds the fences.
- */
-function batchesPayload(batches: readonly Batch[]): Record<string, unknown[]> {
-  const out: Record<string, unknown[]> = { f: batches.map((b) => ({ p: b.partition, e: b.epoch })) };
-  const put = (name: string, items: unknown[]) => {
-    if (items.length > 0) (out[name] ??= []).push(...items);
-  };
-  for (const batch of batches) addBatch(batch, put);
-  return out;
-}
 
 function addBatch(batch: Batch, put: (name: string, items: unknown[]) => void): void {
   const p = batch.partition;

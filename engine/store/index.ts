@@ -3,7 +3,7 @@
 // API and leaders need. `createStore(db)` bundles the repositories; each is
 // also usable on its own.
 import { commandsRepository } from './commands-repository.ts';
-import { commitBatch, commitBatches, type Batch } from './commit-batch.ts';
+import { commitBatch, commitBatches, type Batch, type CommitInput } from './commit-batch.ts';
 import type { Db } from './db.ts';
 import { accountsRepository } from './accounts-repository.ts';
 import { decisionsRepository } from './decisions-repository.ts';
@@ -39,7 +39,7 @@ export function createStore(db: Db, writer: Db = db) {
     ledger: ledgerRepository(db),
     mailOutbox: mailOutboxRepository(db),
     commitBatch: (batch: Batch) => commitBatch(writer, batch),
-    commitBatches: (batches: readonly Batch[]) => commitBatches(writer, batches),
+    commitBatches: (batches: readonly CommitInput[]) => commitBatches(writer, batches),
   };
 }
 

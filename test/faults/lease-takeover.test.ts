@@ -7,7 +7,7 @@
 // that result.
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Engine } from '../../engine/partition/index.ts';
-import type { Batch, BatchOutcome } from '../../engine/store/index.ts';
+import type { BatchOutcome, CommitInput } from '../../engine/store/index.ts';
 import { engineFixture, type EngineFixture } from '../engine/engine-fixture.ts';
 import { faultSuite, isRetryable, ONE_TASK, query, storedResults, storedTruth, untilAnswered, waitFor } from './fault-support.ts';
 
@@ -18,7 +18,7 @@ const LEASE_MS = 120_000;
 faultSuite('fault: a shard whose lease was taken over cannot commit', () => {
   let fixture: EngineFixture;
   let engine: Engine;
-  const commits: { batch: Batch; outcome?: BatchOutcome; error?: unknown }[] = [];
+  const commits: { batch: CommitInput; outcome?: BatchOutcome; error?: unknown }[] = [];
 
   beforeAll(async () => {
     fixture = await engineFixture();
@@ -57,12 +57,12 @@ faultSuite('fault: a shard whose lease was taken over cannot commit', () => {
     // The old leader still reads the stream, applies the start, and tries to commit it.
     const error = await engine.startInstance(ACCOUNT, 'one', { late: true }, { commandKey: 'after-takeover' }).catch((e: unknown) => e);
     expect(isRetryable(error)).toBe(true);
-    const stale = commits.find((c) => c.batch.commands?.some((k) => k.key === `${ACCOUNT}:after-takeover`));
+    const stale = commits.find((c) => keysOf(c.batch).commands.includes(`${ACCOUNT}:after-takeover`));
     // Fenced out: refused with the partition's current epoch (the leader turns that into StaleEpochError).
     expect(stale?.batch.epoch).toBe(oldEpoch);
     expect(stale?.outcome).toEqual({ ok: false, epoch: oldEpoch + 1 });
     // Nothing of that batch was written: not its instance, its history, its job, or its command result.
-    const written = stale!.batch.instances!.map((i) => i.document.key);
+    const written = keysOf(stale!.batch).instances;
     expect(written.length).toBeGreaterThan(0);
     const after = await storedTruth(fixture.config.schema!, ACCOUNT);
     for (const key of written) expect(after.instances.has(key)).toBe(false);
@@ -90,3 +90,9 @@ faultSuite('fault: a shard whose lease was taken over cannot commit', () => {
     expect(afterTakeover.every((c) => c.batch.epoch !== oldEpoch)).toBe(true);
   }, 60_000);
 });
+
+/** What a commit writes, whether the leader sealed the batch (it does) or not. */
+function keysOf(batch: CommitInput): { instances: readonly string[]; commands: readonly string[] } {
+  if ('keys' in batch) return batch.keys;
+  return { instances: (batch.instances ?? []).map((i) => i.document.key), commands: (batch.commands ?? []).map((c) => c.key) };
+}

@@ -1,0 +1,119 @@
+// The partition leader builds its next batch while the one before is being
+// committed (PartitionLeader.processBatch). What that must not change: a
+// retry of a command in the batch still committing gets that command's
+// result (it is not applied twice); a command for an instance that batch
+// ends finds it ended; and when that batch fails, the batch built on it is
+// not committed either, and every command is applied exactly once after
+// recovery.
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { Engine } from '../../engine/partition/index.ts';
+import { end, flow, processXml, service, start } from '../../engine/runtime/testing.ts';
+import type { BatchOutcome, CommitInput } from '../../engine/store/index.ts';
+import { engineFixture, eventually, type EngineFixture } from './engine-fixture.ts';
+
+const ACCOUNT = 'acct-pipeline';
+const oneTask = processXml('one', start() + service('task', 'work') + end() + flow('f1', 'start', 'task') + flow('f2', 'task', 'end'));
+
+let fixture: EngineFixture;
+let engine: Engine;
+/** A commit statement held back until released (and then failed with `fail`, when given). */
+interface Hold {
+  reached: Promise<void>;
+  release(fail?: Error): void;
+}
+let pending: { gate: Promise<Error | undefined>; reach: () => void } | undefined;
+let statements: CommitInput[][] = [];
+
+/** Holds the next commit statement until `release` is called. */
+function holdNextCommit(): Hold {
+  let reach!: () => void;
+  let release!: (fail?: Error) => void;
+  const reached = new Promise<void>((resolve) => (reach = resolve));
+  pending = { gate: new Promise<Error | undefined>((resolve) => (release = resolve)), reach };
+  return { reached, release };
+}
+
+beforeAll(async () => {
+  fixture = await engineFixture();
+  engine = await fixture.start({ partitions: 1 });
+  await engine.deploy(ACCOUNT, oneTask, 'one.bpmn');
+  // The shard's commit group calls the store object the engine exposes.
+  const commitBatches = engine.store.commitBatches;
+  engine.store.commitBatches = async (batches): Promise<BatchOutcome[]> => {
+    statements.push([...batches]);
+    const held = pending;
+    if (held !== undefined) {
+      pending = undefined;
+      held.reach();
+      const fail = await held.gate;
+      if (fail) throw fail;
+    }
+    return commitBatches(batches);
+  };
+});
+afterAll(() => fixture.cleanup());
+beforeEach(() => {
+  statements = [];
+});
+
+async function instancesNamed(marker: string): Promise<string[]> {
+  const page = await engine.store.instances.listInstances(ACCOUNT, { variable: { name: 'marker', value: marker }, limit: 100 });
+  return page.items.map((i) => i.key);
+}
+
+describe('a leader that builds the next batch while one commits', () => {
+  it('answers a retry of a command still being committed with its result, applied once', async () => {
+    const held = holdNextCommit();
+    const first = engine.startInstance(ACCOUNT, 'one', { marker: 'retry' }, { commandKey: 'pipe-retry' });
+    await held.reached;
+    // Built while the first is in flight: the command log cannot know it yet.
+    const retry = engine.startInstance(ACCOUNT, 'one', { marker: 'retry' }, { commandKey: 'pipe-retry' });
+    const other = engine.startInstance(ACCOUNT, 'one', { marker: 'retry-other' });
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    held.release();
+    const [a, b, c] = await Promise.all([first, retry, other]);
+    expect(b).toEqual(a);
+    expect(c.processInstanceKey).not.toBe(a.processInstanceKey);
+    expect(await instancesNamed('retry')).toEqual([a.processInstanceKey]);
+    // The batches went one after the other, the held one first.
+    expect(statements.length).toBeGreaterThanOrEqual(2);
+  });
+
+  it('finds an instance ended by the batch being committed ended, not alive in its stale row', async () => {
+    const started = await engine.startInstance(ACCOUNT, 'one', { marker: 'ended' });
+    // Earlier tests left jobs queued too: take them all and keep this instance's.
+    const job = await eventually(async () => (await engine.activateJobs(ACCOUNT, 'work', 100, 'w')).find((j) => j.processInstanceKey === started.processInstanceKey), 'the job');
+    const held = holdNextCommit();
+    const completion = engine.completeJob(ACCOUNT, job.key, { n: 1 });
+    await held.reached;
+    // The job's row and the instance's ACTIVE row are still in Postgres: only memory knows better.
+    const again = engine.completeJob(ACCOUNT, job.key, { n: 2 }).then(
+      () => 'completed twice',
+      (e: unknown) => (e as { code?: string }).code,
+    );
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    held.release();
+    await completion;
+    expect(await again).toBe('NOT_FOUND');
+    const row = await engine.store.instances.getInstance(ACCOUNT, started.processInstanceKey);
+    expect(row?.document.state).toBe('COMPLETED');
+    expect(row?.variables).toMatchObject({ n: 1 });
+    const history = await engine.store.history.listHistory(ACCOUNT, started.processInstanceKey, { limit: 100 });
+    expect(history.items.filter((e) => e.record.type === 'JOB_COMPLETED')).toHaveLength(1);
+  });
+
+  it('does not commit the batch built on one that failed, and applies both commands once after recovery', async () => {
+    const held = holdNextCommit();
+    const first = engine.startInstance(ACCOUNT, 'one', { marker: 'failed-1' });
+    await held.reached;
+    const second = engine.startInstance(ACCOUNT, 'one', { marker: 'failed-2' });
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const sentBeforeFailure = statements.length;
+    held.release(new Error('connection lost mid-commit'));
+    const [a, b] = await Promise.all([first, second]);
+    // The second batch was never sent on the failed one: the next statements come from after recovery.
+    expect(sentBeforeFailure).toBe(1);
+    expect(await instancesNamed('failed-1')).toEqual([a.processInstanceKey]);
+    expect(await instancesNamed('failed-2')).toEqual([b.processInstanceKey]);
+  });
+});
