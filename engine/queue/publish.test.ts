@@ -49,5 +49,15 @@ for (const implementation of implementations) {
       await queues.publish({ push: [], variables: [], requeue: [], remove: [], replies: [] });
       expect(await queues.jobs.depth('acme', 'charge-card')).toBe(0);
     });
+
+    it('carries out publications made together, each in its own order', async () => {
+      // Two partitions' batches committed by one statement publish in the same turn.
+      await Promise.all([
+        queues.publish({ push: queuedJobs(2, {}, 10), remove: [{ account: 'acme', jobKeys: ['10'] }] }),
+        queues.publish({ push: queuedJobs(1, {}, 20) }),
+        queues.publish({}),
+      ]);
+      expect(keysOf(await queues.jobs.activate('acme', 'charge-card', 10, 'w')).sort()).toEqual(['11', '20']);
+    });
   });
 }

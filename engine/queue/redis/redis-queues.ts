@@ -2,7 +2,7 @@
 // scripts, pushes and appends, one shared subscriber connection for long
 // polls and replies, and one blocking connection per partition whose command
 // stream this process reads (the leader's).
-import { Redis } from 'ioredis';
+import { Redis, type ChainableCommander } from 'ioredis';
 import type { Notices, Publication, Queues, QueuesOptions } from '../types.ts';
 import type { Cancellable } from '../wait.ts';
 import { RedisCommandStream } from './command-stream.ts';
@@ -25,6 +25,8 @@ export class RedisQueues implements Queues {
   readonly subscriber: Subscriber;
   readonly #redis: Redis;
   readonly #waits = new Set<Cancellable>();
+  /** Publications of this turn of the event loop, sent together at its end. */
+  #publishing: { pipeline: ChainableCommander; parts: { from: number; to: number; resolve: () => void; reject: (error: unknown) => void }[] } | undefined;
   readonly notices: Notices;
 
   constructor(options: RedisQueuesOptions) {
@@ -43,20 +45,50 @@ export class RedisQueues implements Queues {
   }
 
   /**
-   * One pipeline on the command connection, staged in the Publication's
-   * order: Redis runs a connection's commands in the order sent, so the
-   * order holds without MULTI, and the whole batch costs one round trip.
+   * Staged in the Publication's order on the command connection: Redis runs
+   * a connection's commands in the order sent, so the order holds without
+   * MULTI. Publications made in the same turn of the event loop — the
+   * batches of all partitions that one group commit committed — share one
+   * pipeline, so one socket write and one round trip carry them all; each
+   * caller still learns only of its own commands' failures.
    */
-  async publish(publication: Publication): Promise<void> {
+  publish(publication: Publication): Promise<void> {
     const { push, variables, requeue, remove, replies, ack } = publication;
-    const pipeline = this.#redis.pipeline();
+    let shared = this.#publishing;
+    if (shared === undefined) {
+      shared = { pipeline: this.#redis.pipeline(), parts: [] };
+      this.#publishing = shared;
+      setImmediate(() => this.#flushPublications());
+    }
+    const { pipeline } = shared;
+    const from = pipeline.length;
     if (push?.length) this.jobs.stagePush(pipeline, push);
     for (const v of variables ?? []) this.jobs.stageUpdateVariables(pipeline, v.account, v.jobKey, v.variables);
     for (const job of requeue ?? []) this.jobs.stageRequeue(pipeline, job);
     for (const r of remove ?? []) this.jobs.stageRemove(pipeline, r.account, r.jobKeys);
     if (replies?.length) this.replies.stageReplies(pipeline, replies);
     if (ack) this.commands.stageAck(pipeline, ack.partition, ack.uptoId);
-    if (pipeline.length > 0) check(await pipeline.exec());
+    if (pipeline.length === from) return Promise.resolve();
+    return new Promise((resolve, reject) => shared.parts.push({ from, to: pipeline.length, resolve, reject }));
+  }
+
+  #flushPublications(): void {
+    const shared = this.#publishing;
+    this.#publishing = undefined;
+    if (shared === undefined || shared.parts.length === 0) return;
+    shared.pipeline.exec().then(
+      (results) => {
+        for (const part of shared.parts) {
+          try {
+            check(results === null ? null : results.slice(part.from, part.to));
+            part.resolve();
+          } catch (error) {
+            part.reject(error);
+          }
+        }
+      },
+      (error: unknown) => shared.parts.forEach((part) => part.reject(error)),
+    );
   }
 
   /** Resolves once Redis answers (fails after ioredis gave up reconnecting). */
