@@ -16,6 +16,7 @@ import type { TimerSchedule } from '../runtime/timer/index.ts';
 import type { HistoryRecord, ProcessInstance } from '../runtime/types.ts';
 import type { Db } from './db.ts';
 import { guard, StaleEpochError } from './errors.ts';
+import { encodeRecord, type StoredRecord } from './history-records.ts';
 import type { StoredJobState } from './schema.ts';
 import { runStatement, type Statement } from './statement.ts';
 
@@ -274,12 +275,12 @@ function addBatch(batch: Batch, put: (name: string, items: unknown[]) => void): 
       c: i.createdAt ?? null,
     })),
   );
-  // One row per instance: its records of this batch, in order.
-  const history = new Map<string, { p: number; a: string; k: string; r: HistoryRecord[] }>();
+  // One row per instance: its records of this batch, in order, compactly (history-records.ts).
+  const history = new Map<string, { p: number; a: string; k: string; r: StoredRecord[] }>();
   for (const w of batch.history ?? []) {
     const row = history.get(w.instanceKey);
-    if (row === undefined) history.set(w.instanceKey, { p, a: w.account, k: w.instanceKey, r: [w.record] });
-    else row.r.push(w.record);
+    if (row === undefined) history.set(w.instanceKey, { p, a: w.account, k: w.instanceKey, r: [encodeRecord(w.record)] });
+    else row.r.push(encodeRecord(w.record));
   }
   put('h', [...history.values()]);
   // An absent or null result is stored as jsonb null (coalesce below), not

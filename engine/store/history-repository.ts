@@ -1,11 +1,13 @@
 // Reads of an instance's history (what the console shows), in the order it
 // happened. Appended only by commit-batch.ts, one row per instance and
-// batch (schema.ts); read here one entry per record.
+// batch (schema.ts), records encoded compactly (history-records.ts); read
+// here one entry per record.
 import { sql } from 'drizzle-orm';
 import type { HistoryRecord } from '../runtime/types.ts';
 import { clampLimit, decodeCursor, isKey, toPage, type Page, type PageRequest } from './cursor.ts';
 import { rows, type Db } from './db.ts';
 import { guarded } from './errors.ts';
+import { decodeRecord, type StoredRecord } from './history-records.ts';
 import { assertAccount } from './tenancy.ts';
 
 export interface HistoryEntry {
@@ -23,7 +25,7 @@ export function historyRepository(db: Db) {
     const after = page.cursor ? Number(decodeCursor(page.cursor, (p) => /^[0-9]{1,9}$/.test(p))) : null;
     // A row holds the records at position .. position + length - 1: rows that
     // end after the cursor, unpacked, then the records past it.
-    const fetched = await rows<{ position: number; record: HistoryRecord; created_at: string | Date }>(
+    const fetched = await rows<{ position: number; record: StoredRecord | HistoryRecord; created_at: string | Date }>(
       db,
       sql`select h.position + e.ord::int - 1 as position, e.record, h.created_at
           from history h cross join lateral jsonb_array_elements(h.records) with ordinality as e(record, ord)
@@ -33,7 +35,7 @@ export function historyRepository(db: Db) {
           order by 1
           limit ${limit + 1}`,
     );
-    return toPage(fetched, limit, (r) => String(r.position), (r) => ({ position: Number(r.position), record: r.record, createdAt: new Date(r.created_at) }));
+    return toPage(fetched, limit, (r) => String(r.position), (r) => ({ position: Number(r.position), record: decodeRecord(r.record), createdAt: new Date(r.created_at) }));
   }
 
   return guarded({ listHistory });

@@ -20,6 +20,7 @@ import {
 } from 'drizzle-orm/pg-core';
 import type { TimerSchedule } from '../runtime/timer/index.ts';
 import type { HistoryRecord, JobState, ProcessInstance, Variables } from '../runtime/types.ts';
+import type { StoredRecord } from './history-records.ts';
 import { instant, key } from './columns.ts';
 
 /** The runtime's job states, plus ACTIVATED: handed to a worker from a queue. */
@@ -218,7 +219,8 @@ export const history = pgTable(
     partition: integer('partition').notNull(),
     instanceKey: key('instance_key').notNull(),
     position: integer('position').notNull(),
-    records: jsonb('records').$type<HistoryRecord[]>().notNull(),
+    // Arrays since history-records.ts (rows written before hold objects).
+    records: jsonb('records').$type<(StoredRecord | HistoryRecord)[]>().notNull(),
     createdAt: instant('created_at').notNull().defaultNow(),
   },
   (t) => [primaryKey({ columns: [t.instanceKey, t.position] })],

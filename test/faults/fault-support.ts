@@ -101,7 +101,8 @@ export async function storedTruth(schema: string, account: string): Promise<Stor
   const completedJobs = new Map<string, number>();
   const history = await query<{ instance_key: string; type: string; job_key: string | null }>(
     schema,
-    `select h.instance_key::text as instance_key, r->>'type' as type, r->>'jobKey' as job_key
+    // Records are stored as arrays (engine/store/history-records.ts): type first, job key sixth.
+    `select h.instance_key::text as instance_key, r->>0 as type, r->>5 as job_key
      from history h, jsonb_array_elements(h.records) r where h.account = $1`,
     [account],
   );
