@@ -18,7 +18,6 @@ import { streamIdIsAfter, type Publication, type QueuedJob, type Queues, type Re
 import type { Batch, CommitInput, JobWrite, Store, TimerWrite } from '../store/index.ts';
 import { sealBatch, StaleEpochError } from '../store/index.ts';
 import type { CommandReply, EngineCommand } from './commands.ts';
-import { CommitGroup } from './commit-group.ts';
 import { NO_FLUSH_MARKER, type FlushMarker } from './flush-marker.ts';
 import { KeyGenerator } from './keys.ts';
 import type { ModelCache } from './model-cache.ts';
@@ -107,11 +106,8 @@ export interface LeaderOptions {
   onStop?: (reason: string) => void;
   /** Tells the leader that Redis was flushed under it; none with the in-process queues. */
   marker?: FlushMarker;
-  /**
-   * Commits a batch: the shard's CommitGroup, which keeps a partition's
-   * batches in order; default: a CommitGroup of the leader's own.
-   */
-  commit?: (batch: CommitInput) => Promise<void>;
+  /** Commits a batch: the shard's CommitGroup, which keeps a partition's batches in order. */
+  commit: (batch: CommitInput) => Promise<void>;
 }
 
 export class PartitionLeader {
@@ -152,14 +148,8 @@ export class PartitionLeader {
    * of one that arrives meanwhile is answered from here (never applied twice).
    */
   private readonly pendingResults = new Map<string, unknown>();
-  private readonly commit: (batch: CommitInput) => Promise<void>;
 
   constructor(private readonly options: LeaderOptions) {
-    if (options.commit) this.commit = options.commit;
-    else {
-      const own = new CommitGroup((batches) => options.store.commitBatches(batches));
-      this.commit = (batch) => own.commit(batch);
-    }
     this.partition = options.partition;
     this.epoch = options.epoch;
     this.keys = new KeyGenerator(options.partition, options.epoch);
@@ -400,7 +390,7 @@ export class PartitionLeader {
     // Sealed now: the next batch goes on changing the same instance documents.
     const sealed = sealBatch(work.batch);
     // The commit group sends it only after the batch before it committed, and fails it if that one failed.
-    const committed = this.commit(sealed);
+    const committed = this.options.commit(sealed);
     this.pipeline = this.publishWhenCommitted(work, local, committed, previous);
     await previous;
   }

@@ -19,8 +19,6 @@ export const storeOptions = z.object({
   schema: schemaName.default('public'),
   /** node-postgres pool size. */
   poolSize: z.number().int().min(1).max(1000).default(10),
-  /** Connections for the partition leaders' batch commits, apart from the pool (database.ts). */
-  writerPoolSize: z.number().int().min(1).max(100).default(2),
   /** How long to wait for a connection before giving up with StoreUnavailableError. */
   connectTimeoutMs: z.number().int().min(1).default(5_000),
   /** Server-side cap on one statement; the client gives up a little after it. */

@@ -49,7 +49,9 @@ async function openPg(options: StoreOptions, url: string): Promise<Database> {
   // (perf: a quarter of the commit's server CPU). Every table access of the
   // commit is a key lookup by design, so its connections forbid the
   // sequential scan outright; the rest of Orca keeps the planner's choice.
-  const writerPool = newPool(options, url, options.writerPoolSize, ['-c enable_seqscan=off']);
+  // A shard has one commit statement in flight at a time (CommitGroup); the
+  // second connection serves a commit made outside it (store.commitBatch).
+  const writerPool = newPool(options, url, 2, ['-c enable_seqscan=off']);
   const db = drizzlePg(pool) as unknown as Db;
   const writer = drizzlePg(writerPool) as unknown as Db;
   let closed = false;
