@@ -2,9 +2,9 @@
 // Postgres and Redis, no HTTP) driven the way a client fleet drives it.
 // Starter lanes each start a one-task instance and wait for it to complete
 // before starting the next (a closed loop: `concurrency` instances in flight,
-// so latency measures the engine rather than an ever-growing backlog); worker
-// loops activate up to 32 jobs, complete them all concurrently and repeat,
-// long-polling when nothing is queued. After the timed window the lanes stop
+// so latency measures the engine rather than an ever-growing backlog); job
+// workers keep up to 32 jobs active the way Camunda 8's clients do (see
+// workerLoop), long-polling when nothing is queued. After the timed window the lanes stop
 // starting and every instance in flight is drained, then the run checks
 // itself against Postgres: every instance it saw complete must be stored as
 // COMPLETED, and nothing may be left active, stuck or queued.
@@ -175,21 +175,43 @@ async function starterLane(engine: Engine, tracker: Tracker, windowOver: () => b
   }
 }
 
+/**
+ * A job worker as Camunda 8's clients run one: it holds up to `activateMax`
+ * jobs at once and asks for more (as many as it has room for) once its
+ * active jobs drop to 30 % of that (the Java client's activation threshold),
+ * so completing one activation's jobs overlaps with working the next's —
+ * rather than activating 32, waiting for the slowest, then activating again.
+ */
 async function workerLoop(engine: Engine, name: string, settings: OrcaSettings, tracker: Tracker, done: () => boolean): Promise<void> {
   const work = SCENARIO.workers[JOB_TYPE];
+  const threshold = Math.round(settings.activateMax * 0.3);
+  const active = new Set<Promise<void>>();
+  let roomMade: (() => void) | undefined;
+  const complete = async (job: Awaited<ReturnType<Engine['activateJobs']>>[number]): Promise<void> => {
+    if (job.type !== JOB_TYPE || job.bpmnProcessId !== SCENARIO.processId) {
+      throw new BenchmarkCheckFailed(`activated a job of type '${job.type}' from '${job.bpmnProcessId}'; only '${JOB_TYPE}' from '${SCENARIO.processId}' exists`);
+    }
+    const calledAt = performance.now();
+    await engine.completeJob(ACCOUNT, job.key, work(job.variables));
+    tracker.recordCompletion(job.processInstanceKey, { jobKey: job.key, calledAt, at: performance.now() });
+  };
   while (!done() && tracker.failure === undefined) {
-    const jobs = await engine.activateJobs(ACCOUNT, JOB_TYPE, settings.activateMax, name, settings.longPollMs);
-    await Promise.all(
-      jobs.map(async (job) => {
-        if (job.type !== JOB_TYPE || job.bpmnProcessId !== SCENARIO.processId) {
-          throw new BenchmarkCheckFailed(`activated a job of type '${job.type}' from '${job.bpmnProcessId}'; only '${JOB_TYPE}' from '${SCENARIO.processId}' exists`);
-        }
-        const calledAt = performance.now();
-        await engine.completeJob(ACCOUNT, job.key, work(job.variables));
-        tracker.recordCompletion(job.processInstanceKey, { jobKey: job.key, calledAt, at: performance.now() });
-      }),
-    );
+    if (active.size > threshold) {
+      await new Promise<void>((resolve) => (roomMade = resolve));
+      continue;
+    }
+    const jobs = await engine.activateJobs(ACCOUNT, JOB_TYPE, settings.activateMax - active.size, name, settings.longPollMs);
+    for (const job of jobs) {
+      const running: Promise<void> = complete(job)
+        .catch((err: unknown) => tracker.fail(asError(err)))
+        .finally(() => {
+          active.delete(running);
+          if (active.size <= threshold) roomMade?.();
+        });
+      active.add(running);
+    }
   }
+  await Promise.all(active);
 }
 
 /**
