@@ -16,6 +16,9 @@
 import type { BatchOutcome, CommitInput } from '../store/index.ts';
 import { StaleEpochError } from '../store/index.ts';
 
+const staleEpoch = (g: Waiting, outcome: BatchOutcome & { ok: false }): StaleEpochError =>
+  new StaleEpochError(g.batch.partition, g.batch.epoch, outcome.epoch);
+
 interface Waiting {
   batch: CommitInput;
   resolve: () => void;
@@ -68,22 +71,31 @@ export class CommitGroup {
       this.waiting = rest;
       this.inFlight++;
       for (const partition of taken) this.busy.add(partition);
-      this.commitBatches(group.map((g) => g.batch))
-        .then(
-          (outcomes) =>
-            group.forEach((g, i) => {
-              const outcome = outcomes[i];
-              if (outcome.ok) g.resolve();
-              else this.fail(g, new StaleEpochError(g.batch.partition, g.batch.epoch, outcome.epoch));
-            }),
-          (error: unknown) => group.forEach((g) => this.fail(g, error)),
-        )
-        .finally(() => {
-          this.inFlight--;
-          for (const partition of taken) this.busy.delete(partition);
-          this.flush();
-        });
+      this.commitBatches(group.map((g) => g.batch)).then(
+        (outcomes) => this.settle(group, taken, (g, i) => (outcomes[i].ok ? undefined : staleEpoch(g, outcomes[i]))),
+        (error: unknown) => this.settle(group, taken, () => error),
+      );
     }
+  }
+
+  /**
+   * Ends a statement. The next one is sent before any caller hears of this
+   * one: what the callers do next (publish jobs, reply, hand in more work)
+   * is a long stretch of the event loop, and Postgres would sit idle through
+   * it. A failed batch's waiting successors are failed first, so the next
+   * statement cannot carry them.
+   */
+  private settle(group: Waiting[], taken: Set<number>, errorOf: (g: Waiting, i: number) => unknown): void {
+    const errors = group.map(errorOf);
+    group.forEach((g, i) => {
+      if (errors[i] !== undefined) this.fail(g, errors[i]);
+    });
+    this.inFlight--;
+    for (const partition of taken) this.busy.delete(partition);
+    this.flush();
+    group.forEach((g, i) => {
+      if (errors[i] === undefined) g.resolve();
+    });
   }
 
   /** Fails `item` and the batches of its partition waiting behind it. */
