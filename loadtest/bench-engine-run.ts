@@ -46,6 +46,9 @@ export interface BullmqRun {
   jobs: number;
   /** From the first addBulk to the last completion (adds included; see bench-engine-bullmq.ts). */
   seconds: number;
+  /** The two phases: every addBulk, then the worker taking all the jobs. */
+  addSeconds: number;
+  processSeconds: number;
   perSecond: number;
   concurrency: number;
 }

@@ -57,6 +57,10 @@ describe.skipIf(!realServices)('bench:engine harness on real Postgres and Redis 
     expect(orca.latency.p50).toBeLessThanOrEqual(orca.latency.p99);
     expect(orca.latency.p99).toBeLessThanOrEqual(orca.latency.max);
     expect(bullmq.jobs).toBe(orca.completedInWindow);
+    // Bulk add, then process: the rate spans both phases.
+    expect(bullmq.addSeconds).toBeGreaterThan(0);
+    expect(bullmq.processSeconds).toBeGreaterThan(0);
+    expect(bullmq.seconds).toBeCloseTo(bullmq.addSeconds + bullmq.processSeconds, 6);
 
     const lines = formatEngineReport(result).split('\n');
     expect(lines[0]).toBe('| engine | rate | p50 | p99 |');

@@ -104,7 +104,7 @@ export function formatEngineReport(result: EngineBenchResult): string {
     '| engine | rate | p50 | p99 |',
     '|---|---:|---:|---:|',
     `| Orca (createEngine, ${s.partitions} partitions, ${s.concurrency} in flight, ${s.workers} workers × ${s.activateMax}) | ${line.orca_pi_per_s} PI/s | ${ms(orca.latency.p50)} | ${ms(orca.latency.p99)} |`,
-    `| BullMQ (addBulk, Worker concurrency ${bullmq.concurrency}) | ${line.bullmq_jobs_per_s} jobs/s | — | — |`,
+    `| BullMQ (addBulk, then Worker concurrency ${bullmq.concurrency}) | ${line.bullmq_jobs_per_s} jobs/s | — | — |`,
     '',
     `Services: PostgreSQL ${describeUrl(services.databaseUrl)}, Redis ${describeUrl(services.redisUrl)}.`,
     `Orca: ${orca.completedInWindow} instances completed in the ${orca.windowSeconds.toFixed(1)} s window; ` +
@@ -112,7 +112,7 @@ export function formatEngineReport(result: EngineBenchResult): string {
     `Orca latency start → job completed: ${spread(orca.latency)} over ${orca.latency.samples} instances started in the window.`,
     `Orca calls: startInstance ${spread(orca.startCall)}; completeJob ${spread(orca.completeCall)}.`,
     `Orca CPU of this process in the window: ${Math.round(orca.cpuPerInstanceUs)} µs per instance (${((orca.cpuPerInstanceUs * orca.perSecond) / 1e6).toFixed(2)} cores).`,
-    `BullMQ: ${bullmq.jobs} jobs from first add to last completion (adds included) in ${bullmq.seconds.toFixed(2)} s; each processed once, none left.`,
+    `BullMQ: ${bullmq.jobs} jobs from first add to last completion in ${bullmq.seconds.toFixed(2)} s (added in ${bullmq.addSeconds.toFixed(2)} s, then processed in ${bullmq.processSeconds.toFixed(2)} s); each processed once, none left.`,
     '',
     JSON.stringify(line),
   ].join('\n');
