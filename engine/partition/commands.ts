@@ -13,6 +13,13 @@ export type EngineCommand = (
 ) & {
   /** The key was generated for this one call (no client command key): no earlier command can have it. */
   fresh?: true;
+  /**
+   * A local command handed back by a leader that stopped after a batch
+   * holding it may have committed: that batch logged its result under this
+   * key (one row for the batch's fresh local commands), so the next leader
+   * looks there as well as under the command's own key.
+   */
+  batchKey?: string;
 };
 
 export interface StartedInstance {

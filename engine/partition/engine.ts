@@ -158,7 +158,7 @@ function engineApi(parts: { store: Store; queues: Queues; models: ModelCache; sh
         viaStream = false;
       } catch (err) {
         if (!(err instanceof LeaderGone)) throw err;
-        if (err.mayBeApplied) payload = command;
+        if (err.mayBeApplied) payload = err.batchKey === undefined ? command : { ...command, batchKey: err.batchKey };
       }
     }
     if (viaStream) reply = await sendOverStream(partition, key, payload, limit);

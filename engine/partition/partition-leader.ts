@@ -48,6 +48,8 @@ type Internal =
  * partition itself): no stream entry, no pub/sub reply. `attempted` is set
  * once a batch holding it failed to commit: it may have committed after
  * all, so it is looked up in the command log like a replayed stream entry.
+ * `batchKey` names the batch that last held it, when its result was logged
+ * in that batch's row rather than one of its own (see BatchWork.logged).
  */
 interface LocalCommand {
   key: string;
@@ -55,6 +57,7 @@ interface LocalCommand {
   resolve: (reply: CommandReply) => void;
   reject: (error: unknown) => void;
   attempted?: true;
+  batchKey?: string;
 }
 
 /**
@@ -67,6 +70,8 @@ export class LeaderGone extends Error {
   constructor(
     partition: number,
     readonly mayBeApplied: boolean,
+    /** Where the command's result was logged if it was applied: the next leader looks there too. */
+    readonly batchKey?: string,
   ) {
     super(`partition ${partition}: its leader here stopped`);
   }
@@ -90,6 +95,16 @@ class BatchWork {
   variables: NonNullable<Publication['variables']> = [];
   /** The stream entries this batch consumed. */
   ack: Publication['ack'];
+  /**
+   * The results of this batch's fresh local commands, logged as ONE
+   * command-log row under `key` instead of a row each. Their keys were made
+   * up for one call in this process and no client knows them: the only one
+   * who can ask again is this process — the leader retrying after a commit
+   * that may have happened, or the caller re-sending over the stream when
+   * the leader stopped — and it asks by the batch's key (LocalCommand.batchKey,
+   * EngineCommand.batchKey). Most of the command log's rows were these.
+   */
+  logged: { key: string; results: Record<string, CommandReply> } | undefined;
 
   constructor(partition: number, epoch: number) {
     this.batch = { partition, epoch, instances: [], jobsUpsert: [], jobsDelete: [], timersUpsert: [], timersDelete: [], incidentsInsert: [], history: [], commands: [] };
@@ -148,6 +163,8 @@ export class PartitionLeader {
    * of one that arrives meanwhile is answered from here (never applied twice).
    */
   private readonly pendingResults = new Map<string, unknown>();
+  /** Numbers this leader's batch keys (with its epoch, unique on the partition). */
+  private batchSeq = 0;
 
   constructor(private readonly options: LeaderOptions) {
     this.partition = options.partition;
@@ -207,7 +224,7 @@ export class PartitionLeader {
 
   /** Unanswered local commands go back to their callers, who send them over the stream. */
   private handBack(): void {
-    for (const command of this.local.splice(0)) command.reject(new LeaderGone(this.partition, command.attempted === true));
+    for (const command of this.local.splice(0)) command.reject(new LeaderGone(this.partition, command.attempted === true, command.batchKey));
   }
 
   /**
@@ -429,11 +446,21 @@ export class PartitionLeader {
     // yet: only the others are looked up, in the batches not yet committed
     // first (checked before the query starts, so a key missing there was in
     // none of them and the command log has it if anything does).
-    const lookUp = entries.filter((e) => !((e.payload as EngineCommand).fresh && streamIdIsAfter(e.id, this.replayUpTo)) && !pending.has(e.key)).map((e) => e.key);
-    for (const command of local) if ((!command.payload.fresh || command.attempted) && !pending.has(command.key)) lookUp.push(command.key);
+    const lookUp: string[] = [];
+    for (const entry of entries) {
+      const payload = entry.payload as EngineCommand;
+      if ((payload.fresh && streamIdIsAfter(entry.id, this.replayUpTo)) || pending.has(entry.key)) continue;
+      lookUp.push(entry.key);
+      if (payload.batchKey !== undefined) lookUp.push(payload.batchKey);
+    }
+    for (const command of local) {
+      if ((command.payload.fresh && !command.attempted) || pending.has(command.key)) continue;
+      lookUp.push(command.key);
+      if (command.batchKey !== undefined) lookUp.push(command.batchKey);
+    }
     const known = lookUp.length > 0 ? await store.commands.findCommandResults(this.partition, lookUp) : new Map<string, unknown>();
     for (const entry of entries) {
-      const earlier = known.get(entry.key) ?? pending.get(entry.key);
+      const earlier = known.get(entry.key) ?? loggedIn(known, (entry.payload as EngineCommand).batchKey, entry.key) ?? pending.get(entry.key);
       if (earlier !== undefined) {
         work.replies.push({ commandKey: entry.key, result: earlier, replyTo: entry.replyTo });
         continue;
@@ -444,16 +471,21 @@ export class PartitionLeader {
       work.replies.push({ commandKey: entry.key, result: reply, replyTo: entry.replyTo });
     }
     for (const command of local) {
-      const earlier = (known.get(command.key) ?? pending.get(command.key)) as CommandReply | undefined;
+      const earlier = (known.get(command.key) ?? loggedIn(known, command.batchKey, command.key) ?? pending.get(command.key)) as CommandReply | undefined;
       if (earlier !== undefined) {
         work.answers.push({ command, reply: earlier });
         continue;
       }
       const reply = await this.execute(command.payload, work);
       pending.set(command.key, reply);
-      work.batch.commands!.push({ key: command.key, result: reply });
+      if (command.payload.fresh) {
+        work.logged ??= { key: `@batch:${this.epoch}:${Date.now()}:${this.batchSeq++}`, results: {} };
+        work.logged.results[command.key] = reply;
+        command.batchKey = work.logged.key;
+      } else work.batch.commands!.push({ key: command.key, result: reply });
       work.answers.push({ command, reply });
     }
+    if (work.logged !== undefined) work.batch.commands!.push({ key: work.logged.key, result: work.logged.results });
     for (let n = 0; this.internal.length > 0 && n < FOLLOW_UP_MAX; n++) await this.executeInternal(this.internal.shift()!, work);
     // What the queues get is taken now, from the state this batch leaves: by
     // the time it is published the next batch may have changed the memory.
@@ -480,6 +512,7 @@ export class PartitionLeader {
     // next batch must not find it missing and read its stale row instead.
     for (const key of work.ended) this.forget(key);
     for (const command of work.batch.commands!) this.pendingResults.delete(command.key);
+    for (const { command } of work.answers) this.pendingResults.delete(command.key);
     await this.options.queues.publish(publication);
     // After the publication, as for stream replies: a started instance's job is queued before its caller hears of it.
     for (const { command, reply } of work.answers) command.resolve(structuredClone(reply));
@@ -754,4 +787,10 @@ function startTimerWrite(key: string, account: string, dueAt: number, start: Non
     schedule: start.schedule,
     firedCount: start.firedCount,
   };
+}
+
+/** A command's result in the row its batch logged it in (BatchWork.logged), if that batch committed. */
+function loggedIn(known: ReadonlyMap<string, unknown>, batchKey: string | undefined, commandKey: string): unknown {
+  if (batchKey === undefined) return undefined;
+  return (known.get(batchKey) as Record<string, unknown> | undefined)?.[commandKey];
 }

@@ -4,11 +4,15 @@
 // result (it is not applied twice); a command for an instance that batch
 // ends finds it ended; and when that batch fails, every command of it and
 // of the batch built on it is applied exactly once after recovery (that the
-// batch built on a failed one is never sent: commit-group.test.ts).
+// batch built on a failed one is never sent: commit-group.test.ts). And
+// keyless commands of this process, whose results are logged one row per
+// batch: when a commit reports failure but did commit, each is answered
+// with its first result after recovery, not applied again.
+import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Engine } from '../../engine/partition/index.ts';
 import { end, flow, processXml, service, start } from '../../engine/runtime/testing.ts';
-import type { BatchOutcome, CommitInput } from '../../engine/store/index.ts';
+import { rows, type BatchOutcome, type CommitInput } from '../../engine/store/index.ts';
 import { engineFixture, eventually, type EngineFixture } from './engine-fixture.ts';
 
 const ACCOUNT = 'acct-pipeline';
@@ -22,6 +26,8 @@ interface Hold {
   release(fail?: Error): void;
 }
 let pending: { gate: Promise<Error | undefined>; reach: () => void } | undefined;
+/** The next statement commits, then reports this error (a connection lost after the commit). */
+let failAfterCommit: Error | undefined;
 let statements: CommitInput[][] = [];
 
 /** Holds the next commit statement until `release` is called. */
@@ -48,7 +54,11 @@ beforeAll(async () => {
       const fail = await held.gate;
       if (fail) throw fail;
     }
-    return commitBatches(batches);
+    const outcomes = await commitBatches(batches);
+    const lost = failAfterCommit;
+    failAfterCommit = undefined;
+    if (lost) throw lost;
+    return outcomes;
   };
 });
 afterAll(() => fixture.cleanup());
@@ -115,5 +125,23 @@ describe('a leader that builds the next batch while one commits', () => {
     expect(sentBeforeFailure).toBe(1);
     expect(await instancesNamed('failed-1')).toEqual([a.processInstanceKey]);
     expect(await instancesNamed('failed-2')).toEqual([b.processInstanceKey]);
+  });
+
+  it('answers keyless commands of a batch that committed though its commit failed from the results logged with the batch, applied once', async () => {
+    const held = holdNextCommit();
+    const opener = engine.startInstance(ACCOUNT, 'one', { marker: 'lost-reply-0' });
+    await held.reached;
+    // These three wait for the held statement and go together in the next batch.
+    const starts = [1, 2, 3].map((n) => engine.startInstance(ACCOUNT, 'one', { marker: `lost-reply-${n}` }));
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    failAfterCommit = new Error('connection lost after the commit');
+    held.release();
+    // The opener's statement commits and fails: its batch goes through recovery, and so does the batch of three.
+    const [zero, ...others] = await Promise.all([opener, ...starts]);
+    for (const [n, started] of [zero, ...others].entries()) expect(await instancesNamed(`lost-reply-${n}`)).toEqual([started.processInstanceKey]);
+    // Logged per batch: no row under the keys made up for these calls.
+    const log = await rows<{ key: string }>(engine.store.db, sql`select command_key as key from commands`);
+    expect(log.some((r) => r.key.startsWith('@batch:'))).toBe(true);
+    expect(log.filter((r) => /^[0-9a-f]{8}-[0-9a-f]{4}-/.test(r.key))).toEqual([]);
   });
 });
