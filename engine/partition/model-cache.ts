@@ -9,7 +9,7 @@ import type { ProcessModel } from '../model/types.ts';
 import type { DecisionEvaluator } from '../runtime/types.ts';
 import type { Store } from '../store/index.ts';
 
-interface AccountView {
+export interface AccountView {
   loadedAt: number;
   /** bpmnProcessId → latest version */
   latest: Map<string, number>;
@@ -36,6 +36,21 @@ export class ModelCache {
     if (!compiled.ok) throw new Error(`stored model ${bpmnProcessId} v${version} no longer compiles: ${compiled.problems[0]?.message}`);
     for (const p of compiled.model.processes) this.versions.set(`${account}\u0000${p.id}\u0000${version}`, p);
     return this.versions.get(cacheKey);
+  }
+
+  /**
+   * The compiled version if it is cached, without waiting: the leader's
+   * batch loop applies most commands with no await at all this way (an
+   * async call per lookup cost a promise and a microtask turn each).
+   */
+  cachedProcess(account: string, bpmnProcessId: string, version: number): ProcessModel | undefined {
+    return this.versions.get(`${account}\u0000${bpmnProcessId}\u0000${version}`);
+  }
+
+  /** The account's view if it is loaded and fresh, as `view` would return it without loading. */
+  cachedView(account: string): AccountView | undefined {
+    const existing = this.accounts.get(account);
+    return existing !== undefined && Date.now() - existing.loadedAt < this.refreshMs ? existing : undefined;
   }
 
   /** The account's view, refreshed when older than refreshMs (or when `force`). */

@@ -13,6 +13,7 @@ import { startTimersOf } from '../runtime/start-timers.ts';
 import { nextDue } from '../runtime/timer/index.ts';
 import { jobOffer } from '../runtime/behavior/job.ts';
 import { visibleVariables } from '../runtime/behavior/variables.ts';
+import type { ProcessModel } from '../model/types.ts';
 import type { ApplyContext, ApplyResult, Command, JobOffer, ProcessInstance, Variables } from '../runtime/types.ts';
 import { streamIdIsAfter, type Publication, type QueuedJob, type Queues, type Reply, type StoredJob, type StreamEntry } from '../queue/index.ts';
 import type { Batch, CommitInput, JobWrite, Store, TimerWrite } from '../store/index.ts';
@@ -20,7 +21,7 @@ import { sealBatch, StaleEpochError } from '../store/index.ts';
 import type { CommandReply, EngineCommand } from './commands.ts';
 import { NO_FLUSH_MARKER, type FlushMarker } from './flush-marker.ts';
 import { KeyGenerator } from './keys.ts';
-import type { ModelCache } from './model-cache.ts';
+import type { AccountView, ModelCache } from './model-cache.ts';
 import { TimerWheel, type ArmedTimer } from './timer-wheel.ts';
 
 const BATCH_MAX = 500;
@@ -465,7 +466,7 @@ export class PartitionLeader {
         work.replies.push({ commandKey: entry.key, result: earlier, replyTo: entry.replyTo });
         continue;
       }
-      const reply = await this.execute(entry.payload as EngineCommand, work);
+      const reply = this.executeNow(entry.payload as EngineCommand, work) ?? (await this.execute(entry.payload as EngineCommand, work));
       pending.set(entry.key, reply);
       work.batch.commands!.push({ key: entry.key, result: reply });
       work.replies.push({ commandKey: entry.key, result: reply, replyTo: entry.replyTo });
@@ -476,7 +477,7 @@ export class PartitionLeader {
         work.answers.push({ command, reply: earlier });
         continue;
       }
-      const reply = await this.execute(command.payload, work);
+      const reply = this.executeNow(command.payload, work) ?? (await this.execute(command.payload, work));
       pending.set(command.key, reply);
       if (command.payload.fresh) {
         work.logged ??= { key: `@batch:${this.epoch}:${Date.now()}:${this.batchSeq++}`, results: {} };
@@ -538,7 +539,17 @@ export class PartitionLeader {
   private async context(account: string, instance: { bpmnProcessId: string; version: number }): Promise<ApplyContext | undefined> {
     const model = await this.options.models.process(account, instance.bpmnProcessId, instance.version);
     if (model === undefined) return undefined;
-    const view = await this.options.models.view(account);
+    return this.contextOf(model, await this.options.models.view(account));
+  }
+
+  /** `context` from what the model cache holds now; undefined when something must be loaded first. */
+  private contextNow(account: string, instance: { bpmnProcessId: string; version: number }): ApplyContext | undefined {
+    const model = this.options.models.cachedProcess(account, instance.bpmnProcessId, instance.version);
+    const view = model && this.options.models.cachedView(account);
+    return view && this.contextOf(model!, view);
+  }
+
+  private contextOf(model: ProcessModel, view: AccountView): ApplyContext {
     return {
       model,
       nextKey: this.keys.next,
@@ -546,6 +557,38 @@ export class PartitionLeader {
       evaluateDecision: view.evaluate,
       hasProcess: (id) => view.latest.has(id),
     };
+  }
+
+  /**
+   * `execute` without waiting, for the common case: a start of a cached
+   * model, or a job of an instance in memory. Undefined — having changed
+   * nothing — when anything must be loaded first; `execute` then does it.
+   */
+  private executeNow(command: EngineCommand, work: BatchWork): CommandReply | undefined {
+    switch (command.kind) {
+      case 'start': {
+        const version = this.options.models.cachedView(command.account)?.latest.get(command.bpmnProcessId);
+        const ctx = version === undefined ? undefined : this.contextNow(command.account, { bpmnProcessId: command.bpmnProcessId, version });
+        return ctx && this.startWith(command, version!, ctx, work);
+      }
+      case 'completeJob':
+      case 'failJob': {
+        const instanceKey = this.jobOwners.get(command.jobKey);
+        const hot = instanceKey === undefined ? undefined : this.hot.get(instanceKey);
+        if (hot === undefined || hot.account !== command.account) return undefined;
+        const ctx = this.contextNow(hot.account, hot.instance);
+        return ctx && this.applyWith(hot, jobCommand(command), work, ctx);
+      }
+      default:
+        return undefined;
+    }
+  }
+
+  private startWith(command: EngineCommand & { kind: 'start' }, version: number, ctx: ApplyContext, work: BatchWork): CommandReply {
+    const result = apply(null, { type: 'start', variables: command.variables, version }, ctx);
+    if (!result.ok) return result;
+    this.settle(command.account, null, result, work);
+    return { ok: true, value: { processInstanceKey: result.instance.key, bpmnProcessId: command.bpmnProcessId, version, state: result.instance.state } };
   }
 
   private async execute(command: EngineCommand, work: BatchWork): Promise<CommandReply> {
@@ -556,21 +599,14 @@ export class PartitionLeader {
         const version = view.latest.get(command.bpmnProcessId);
         if (version === undefined) return { ok: false, code: 'NOT_FOUND', message: `No process '${command.bpmnProcessId}' is deployed.` };
         const ctx = (await this.context(command.account, { bpmnProcessId: command.bpmnProcessId, version }))!;
-        const result = apply(null, { type: 'start', variables: command.variables, version }, ctx);
-        if (!result.ok) return result;
-        this.settle(command.account, null, result, work);
-        return { ok: true, value: { processInstanceKey: result.instance.key, bpmnProcessId: command.bpmnProcessId, version, state: result.instance.state } };
+        return this.startWith(command, version, ctx, work);
       }
       case 'completeJob':
       case 'failJob': {
         const instanceKey = this.jobOwners.get(command.jobKey) ?? (await this.options.store.jobs.getJob(command.account, command.jobKey))?.instanceKey;
         const hot = instanceKey === undefined ? undefined : await this.load(command.account, instanceKey);
         if (hot === undefined) return { ok: false, code: 'NOT_FOUND', message: `Job '${command.jobKey}' not found: it was completed or cancelled, or never existed.` };
-        const runtimeCommand: Command =
-          command.kind === 'completeJob'
-            ? { type: 'completeJob', jobKey: command.jobKey, variables: command.variables }
-            : { type: 'failJob', jobKey: command.jobKey, retries: command.retries, errorMessage: command.errorMessage };
-        return this.applyTo(hot, runtimeCommand, work);
+        return this.applyTo(hot, jobCommand(command), work);
       }
       case 'cancel': {
         const hot = await this.load(command.account, command.instanceKey);
@@ -647,6 +683,10 @@ export class PartitionLeader {
   private async applyTo(hot: Hot, command: Command, work: BatchWork): Promise<CommandReply> {
     const ctx = await this.context(hot.account, hot.instance);
     if (ctx === undefined) return { ok: false, code: 'NOT_FOUND', message: `The model of process instance '${hot.instance.key}' is gone.` };
+    return this.applyWith(hot, command, work, ctx);
+  }
+
+  private applyWith(hot: Hot, command: Command, work: BatchWork, ctx: ApplyContext): CommandReply {
     const result = apply(hot.instance, command, ctx);
     if (!result.ok) return result;
     if (command.type === 'fireTimer' && result.instance.timers[command.timerKey] === undefined) work.batch.timersDelete!.push(command.timerKey);
@@ -793,4 +833,11 @@ function startTimerWrite(key: string, account: string, dueAt: number, start: Non
 function loggedIn(known: ReadonlyMap<string, unknown>, batchKey: string | undefined, commandKey: string): unknown {
   if (batchKey === undefined) return undefined;
   return (known.get(batchKey) as Record<string, unknown> | undefined)?.[commandKey];
+}
+
+/** The runtime's command for a job command of the API. */
+function jobCommand(command: EngineCommand & { kind: 'completeJob' | 'failJob' }): Command {
+  return command.kind === 'completeJob'
+    ? { type: 'completeJob', jobKey: command.jobKey, variables: command.variables }
+    : { type: 'failJob', jobKey: command.jobKey, retries: command.retries, errorMessage: command.errorMessage };
 }
