@@ -1,6 +1,7 @@
 // Charges in groups (chargeMany): one statement grants the charges that fit
 // in order and refuses the rest, writing a ledger row per granted charge and
 // nothing for a refused one; concurrent groups never overdraw.
+import { sql, type SQL } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase } from '../../test/support/database.ts';
 import type { Database } from './database.ts';
@@ -133,5 +134,25 @@ describe('chargeMany', () => {
     expect(await movements(account)).toEqual([]);
     expect(await store.ledger.charge(account, 10, 'all of it', 'ref')).toEqual({ id: expect.any(String), balanceAfter: 0 });
     expect(await movements(account)).toEqual([{ amount: -10, reason: 'all of it', reference: 'ref', balanceAfter: 0 }]);
+  });
+
+  // Alone, a group's commit does not wait for the WAL flush (see CHARGE_MANY):
+  // that setting is its transaction's only — the next statement on the same
+  // connection, and a caller's transaction it joins, keep their own.
+  it('leaves synchronous_commit as it was, on its connection and in a surrounding transaction', async () => {
+    const account = await newAccount(10);
+    const setting = async (handle: { execute: (query: SQL) => Promise<unknown> }) => {
+      const result = (await handle.execute(sql`show synchronous_commit`)) as { rows?: Record<string, string>[] } | Record<string, string>[];
+      const rows = Array.isArray(result) ? result : (result.rows ?? []);
+      return Object.values(rows[0])[0];
+    };
+    const before = await setting(database.db);
+    expect(await store.ledger.chargeMany(account, [{ amount: 1, reason: 'alone' }])).toEqual([{ granted: true, id: expect.any(String), balanceAfter: 9 }]);
+    expect(await setting(database.db)).toBe(before);
+    await database.db.transaction(async (tx) => {
+      await ledgerRepository(tx).chargeMany(account, [{ amount: 1, reason: 'in tx' }]);
+      expect(await setting(tx)).toBe(before);
+    });
+    expect(await store.ledger.balance(account)).toBe(8);
   });
 });

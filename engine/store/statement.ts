@@ -45,6 +45,12 @@ export async function runStatement<T>(db: Db, statement: Statement, params: read
   return rows<T>(db, asDrizzleSql(statement.text, params));
 }
 
+/** Whether a statement run on `db` is a transaction of its own (the pool, PGlite), not part of a caller's (a drizzle transaction). */
+export function runsAlone(db: Db): boolean {
+  const client = (db as { $client?: unknown }).$client;
+  return client instanceof pg.Pool || client instanceof PGlite;
+}
+
 /** The statement as a drizzle SQL object (it numbers parameters itself, one per occurrence). */
 function asDrizzleSql(text: string, params: readonly unknown[]): SQL {
   const chunks: SQL[] = [];
