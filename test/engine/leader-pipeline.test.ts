@@ -7,7 +7,8 @@
 // batch built on a failed one is never sent: commit-group.test.ts). And
 // keyless commands of this process, whose results are logged one row per
 // batch: when a commit reports failure but did commit, each is answered
-// with its first result after recovery, not applied again.
+// with its first result after recovery, not applied again — by this leader,
+// or by whoever reads the command when it is handed back over the stream.
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Engine } from '../../engine/partition/index.ts';
@@ -143,5 +144,21 @@ describe('a leader that builds the next batch while one commits', () => {
     const log = await rows<{ key: string }>(engine.store.db, sql`select command_key as key from commands`);
     expect(log.some((r) => r.key.startsWith('@batch:'))).toBe(true);
     expect(log.filter((r) => /^[0-9a-f]{8}-[0-9a-f]{4}-/.test(r.key))).toEqual([]);
+  });
+
+  it('answers a command handed back over the stream from the result its batch logged, without applying it again', async () => {
+    // As a leader that stopped after an ambiguous commit leaves it: the batch's
+    // row holds the command's result, and the caller re-sends the command
+    // over the stream, without its fresh mark, naming that batch.
+    const logged = { ok: true, value: { processInstanceKey: '4242', bpmnProcessId: 'one', version: 1, state: 'ACTIVE' } };
+    await rows(engine.store.db, sql`insert into commands (partition, command_key, result) values (0, '@batch:handed-back', ${JSON.stringify({ 'cmd-handed-back': logged })}::jsonb)`);
+    const expected = await engine.queues.replies.expectReply('cmd-handed-back', 10_000);
+    await engine.queues.commands.append(0, {
+      key: 'cmd-handed-back',
+      payload: { kind: 'start', account: ACCOUNT, bpmnProcessId: 'one', variables: { marker: 'handed-back' }, batchKey: '@batch:handed-back' },
+      replyTo: expected.channel,
+    });
+    expect(await expected.promise).toEqual(logged);
+    expect(await instancesNamed('handed-back')).toEqual([]);
   });
 });
