@@ -262,7 +262,13 @@ class Tracker {
 const now = () => performance.now();
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-export async function runLoad(baseUrl: string, apiKey: string, settings: LoadSettings, plans: PhasePlan[], signal?: AbortSignal): Promise<LoadResult> {
+/** Told when each phase begins and when it ends (its drain included), to measure beside the load. */
+export interface PhaseHooks {
+  begin(phase: string): Promise<void>;
+  end(phase: string): Promise<void>;
+}
+
+export async function runLoad(baseUrl: string, apiKey: string, settings: LoadSettings, plans: PhasePlan[], signal?: AbortSignal, hooks?: PhaseHooks): Promise<LoadResult> {
   const client = new Client(baseUrl, apiKey, settings);
   try {
     const deployed = await client.call('deploy', 'POST', `/api/v1/process-definitions?resourceName=service-task.bpmn`, { xml: readFileSync(MODEL_FILE, 'utf8') });
@@ -340,6 +346,7 @@ export async function runLoad(baseUrl: string, apiKey: string, settings: LoadSet
     try {
       for (const plan of plans) {
         if (failed()) break;
+        await hooks?.begin(plan.name);
         const windowStart = now();
         const phase: PhaseState = { plan, windowStart, windowEnd: windowStart + plan.seconds * 1000, keys: [], requestErrors: 0, dropped: 0, maxSendLagMs: 0, startCalls: [], inFlightStarts: 0, clientCpuPercent: 0 };
         const cpuBefore = process.cpuUsage();
@@ -353,6 +360,7 @@ export async function runLoad(baseUrl: string, apiKey: string, settings: LoadSet
         phase.requestErrors = client.errors - clientErrorsBefore;
         const cpu = process.cpuUsage(cpuBefore);
         phase.clientCpuPercent = ((cpu.user + cpu.system) / 1000 / (now() - windowStart)) * 100;
+        await hooks?.end(plan.name);
       }
     } finally {
       stopWorkers.abort();

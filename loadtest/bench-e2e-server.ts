@@ -58,6 +58,8 @@ export interface OrcaServer {
   pid: number;
   /** Where the server's data lives: the PGlite directory, or schema and prefix. */
   location: string;
+  /** pg-redis: the server's Postgres schema. */
+  schema?: string;
   /** The child's recent output, for error messages. */
   output(): string;
   /** True while the child runs. */
@@ -136,6 +138,7 @@ export async function startServer(options: ServerOptions): Promise<OrcaServer> {
       ...credentials,
       pid: running.pid!,
       location: dataDir ?? `schema ${scratch.schema}, Redis prefix ${scratch.orcaPrefix}`,
+      ...(dataDir === undefined ? { schema: scratch.schema } : {}),
       output,
       alive: () => running.exitCode === null && running.signalCode === null,
       stop() {

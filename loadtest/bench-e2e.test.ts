@@ -71,6 +71,8 @@ describe('bench:e2e harness against a real Orca server', () => {
     let server: { pid: number; location: string } | undefined;
     const result = await runE2eBenchmark(brief('embedded'), { onServer: (s) => (server = s) });
     expectSound(result);
+    // No Postgres server of its own to probe.
+    expect(result.flush).toBeUndefined();
     expect(server).toBeDefined();
     expect(alive(server!.pid)).toBe(false);
     expect(existsSync(server!.location)).toBe(false);
@@ -101,6 +103,13 @@ describe('bench:e2e harness against a real Orca server', () => {
       let pid: number | undefined;
       const result = await runE2eBenchmark(brief('pg-redis'), { scratch, onServer: (s) => (pid = s.pid) });
       expectSound(result);
+      // Beside the load, what a durable commit waited for the disk in each phase.
+      for (const phase of ['open', 'closed'] as const) {
+        expect(result.flush?.[phase].commit.samples).toBeGreaterThan(0);
+        expect(result.flush?.[phase].commit.p50).toBeGreaterThan(0);
+        expect(result.flush?.[phase].checkpoints).toBeGreaterThanOrEqual(0);
+      }
+      expect(formatE2eReport(result)).toMatch(/^Postgres flush probe .*: open p50 [\d.]+ ms, .*checkpoints begun; closed p50 /m);
       expect(alive(pid!)).toBe(false);
     });
   });

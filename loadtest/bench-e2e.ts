@@ -14,6 +14,7 @@
 // the server and its data are removed in every case.
 import { pathToFileURL } from 'node:url';
 import { runLoad, type LoadResult, type LoadSettings, type PhasePlan, type PhaseResult, type Summary } from './bench-e2e-load.ts';
+import { startFlushProbe, type FlushFigures } from './bench-e2e-flush-probe.ts';
 import { startServer, type Backend, type ServerExit } from './bench-e2e-server.ts';
 import { describeUrl, messageOf, ServicesUnavailable, servicesFromEnv, type Scratch, type Services } from './bench-engine-services.ts';
 
@@ -35,6 +36,8 @@ export interface E2eResult {
   load: LoadResult;
   open: PhaseResult;
   closed: PhaseResult;
+  /** pg-redis: what a durable commit waited for the disk during each phase (bench-e2e-flush-probe.ts). */
+  flush?: { open: FlushFigures; closed: FlushFigures };
 }
 
 /** The last line's shape; keys in this order. */
@@ -108,8 +111,19 @@ export async function runE2eBenchmark(options: E2eOptions, context: RunContext =
   context.onServer?.({ pid: server.pid, location: server.location });
   let load: LoadResult | undefined;
   let exit: ServerExit;
+  let flush: E2eResult['flush'];
   try {
-    load = await runLoad(server.baseUrl, server.apiKey, options.load, phasePlans(options), context.signal);
+    const probe = services && server.schema !== undefined ? await startFlushProbe(services.databaseUrl, server.schema) : undefined;
+    try {
+      load = await runLoad(server.baseUrl, server.apiKey, options.load, phasePlans(options), context.signal, probe);
+    } finally {
+      // The probe's own failure must not hide the run's.
+      const stopped = probe?.stop();
+      if (load === undefined) await stopped?.catch(() => undefined);
+      else await stopped;
+    }
+    const [open, closed] = [probe?.figures('open'), probe?.figures('closed')];
+    if (open && closed) flush = { open, closed };
   } catch (err) {
     // What the server said is often the explanation.
     if (err instanceof Error && !server.alive()) err.message += `\nthe Orca server exited during the run:\n${server.output()}`;
@@ -122,7 +136,7 @@ export async function runE2eBenchmark(options: E2eOptions, context: RunContext =
   }
   const open = load.phases.find((p) => p.name === 'open')!;
   const closed = load.phases.find((p) => p.name === 'closed')!;
-  return { options, services, server: { pid: server.pid, location: server.location, exit: exit! }, load, open, closed };
+  return { options, services, server: { pid: server.pid, location: server.location, exit: exit! }, load, open, closed, ...(flush ? { flush } : {}) };
 }
 
 export function resultLine(result: E2eResult): E2eResultLine {
@@ -182,6 +196,13 @@ export function formatE2eReport(result: E2eResult): string {
     `Verified: ${load.verified} of ${load.counted} instances counted as completed (warm-up included) are COMPLETED over GET /api/v1/process-instances.` +
       (load.unmatchedJobs > 0 ? ` ${load.unmatchedJobs} jobs belonged to starts whose answer was lost.` : ''),
     `Errors: ${load.errors}${errorKinds.length > 0 ? ` (${errorKinds.join(', ')})` : ''}.`,
+    ...(result.flush
+      ? [
+          'Postgres flush probe (a one-row insert committed every 50 ms on a connection of its own: what the disk made any durable commit wait): ' +
+            (['open', 'closed'] as const).map((name) => `${name} ${spread(result.flush![name].commit)}, ${result.flush![name].checkpoints} checkpoints begun`).join('; ') +
+            '.',
+        ]
+      : []),
     'instances/s: completions acknowledged inside the window ÷ window. start→complete: start request sent → job completion acknowledged. ' +
       "activation: the instance's createdAt from the API (the job is written in the same transaction) → activation response that handed the job out. " +
       'errors: non-2xx, transport failures, request timeouts, and instances not completed 30 s after their phase.',
