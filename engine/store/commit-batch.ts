@@ -123,8 +123,6 @@ export interface SealedBatch {
   readonly epoch: number;
   /** Payload field → its rows as JSON, without the enclosing brackets. */
   readonly parts: ReadonlyMap<string, string>;
-  /** The keys of what it writes, for whoever watches commits (diagnostics, tests). */
-  readonly keys: { readonly instances: readonly string[]; readonly commands: readonly string[] };
 }
 
 /** What commitBatches takes: a batch, or one sealed beforehand. */
@@ -135,8 +133,7 @@ export function sealBatch(batch: Batch): SealedBatch {
   addBatch(batch, (name, items) => {
     if (items.length > 0) parts.set(name, JSON.stringify(items).slice(1, -1));
   });
-  const keys = { instances: (batch.instances ?? []).map((i) => i.document.key), commands: (batch.commands ?? []).map((c) => c.key) };
-  return { partition: batch.partition, epoch: batch.epoch, parts, keys };
+  return { partition: batch.partition, epoch: batch.epoch, parts };
 }
 
 /**

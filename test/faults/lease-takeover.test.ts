@@ -91,8 +91,9 @@ faultSuite('fault: a shard whose lease was taken over cannot commit', () => {
   }, 60_000);
 });
 
-/** What a commit writes, whether the leader sealed the batch (it does) or not. */
-function keysOf(batch: CommitInput): { instances: readonly string[]; commands: readonly string[] } {
-  if ('keys' in batch) return batch.keys;
-  return { instances: (batch.instances ?? []).map((i) => i.document.key), commands: (batch.commands ?? []).map((c) => c.key) };
+/** The keys of what a commit writes, read from the sealed rows (`k` in the instance and command rows) when the leader sealed it (it does). */
+function keysOf(batch: CommitInput): { instances: string[]; commands: string[] } {
+  if (!('parts' in batch)) return { instances: (batch.instances ?? []).map((i) => i.document.key), commands: (batch.commands ?? []).map((c) => c.key) };
+  const rowKeys = (field: string) => (JSON.parse(`[${batch.parts.get(field) ?? ''}]`) as { k: string }[]).map((row) => row.k);
+  return { instances: rowKeys('i'), commands: rowKeys('c') };
 }
