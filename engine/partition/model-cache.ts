@@ -27,15 +27,14 @@ export class ModelCache {
   ) {}
 
   async process(account: string, bpmnProcessId: string, version: number): Promise<ProcessModel | undefined> {
-    const cacheKey = `${account}\u0000${bpmnProcessId}\u0000${version}`;
-    const cached = this.versions.get(cacheKey);
+    const cached = this.cachedProcess(account, bpmnProcessId, version);
     if (cached !== undefined) return cached;
     const stored = await this.store.definitions.getProcessVersion(account, bpmnProcessId, version);
     if (stored === null) return undefined;
     const compiled = compileBpmn(stored.xml);
     if (!compiled.ok) throw new Error(`stored model ${bpmnProcessId} v${version} no longer compiles: ${compiled.problems[0]?.message}`);
-    for (const p of compiled.model.processes) this.versions.set(`${account}\u0000${p.id}\u0000${version}`, p);
-    return this.versions.get(cacheKey);
+    for (const p of compiled.model.processes) this.versions.set(versionKey(account, p.id, version), p);
+    return this.cachedProcess(account, bpmnProcessId, version);
   }
 
   /**
@@ -44,7 +43,7 @@ export class ModelCache {
    * async call per lookup cost a promise and a microtask turn each).
    */
   cachedProcess(account: string, bpmnProcessId: string, version: number): ProcessModel | undefined {
-    return this.versions.get(`${account}\u0000${bpmnProcessId}\u0000${version}`);
+    return this.versions.get(versionKey(account, bpmnProcessId, version));
   }
 
   /** The account's view if it is loaded and fresh, as `view` would return it without loading. */
@@ -55,8 +54,8 @@ export class ModelCache {
 
   /** The account's view, refreshed when older than refreshMs (or when `force`). */
   async view(account: string, force = false): Promise<AccountView> {
-    const existing = this.accounts.get(account);
-    if (existing !== undefined && !force && Date.now() - existing.loadedAt < this.refreshMs) return existing;
+    const fresh = force ? undefined : this.cachedView(account);
+    if (fresh !== undefined) return fresh;
     const latest = new Map<string, number>();
     for (let cursor: string | undefined; ; ) {
       const page = await this.store.definitions.listProcesses(account, { limit: 1000, cursor });
@@ -91,3 +90,5 @@ export class ModelCache {
     this.accounts.delete(account);
   }
 }
+
+const versionKey = (account: string, bpmnProcessId: string, version: number): string => `${account}\u0000${bpmnProcessId}\u0000${version}`;

@@ -478,12 +478,15 @@ export class PartitionLeader {
         continue;
       }
       const reply = this.executeNow(command.payload, work) ?? (await this.execute(command.payload, work));
-      pending.set(command.key, reply);
       if (command.payload.fresh) {
+        // No retry can reach this leader with a made-up key: nothing to keep in `pending`.
         work.logged ??= { key: `@batch:${this.epoch}:${Date.now()}:${this.batchSeq++}`, results: {} };
         work.logged.results[command.key] = reply;
         command.batchKey = work.logged.key;
-      } else work.batch.commands!.push({ key: command.key, result: reply });
+      } else {
+        pending.set(command.key, reply);
+        work.batch.commands!.push({ key: command.key, result: reply });
+      }
       work.answers.push({ command, reply });
     }
     if (work.logged !== undefined) work.batch.commands!.push({ key: work.logged.key, result: work.logged.results });
@@ -513,7 +516,6 @@ export class PartitionLeader {
     // next batch must not find it missing and read its stale row instead.
     for (const key of work.ended) this.forget(key);
     for (const command of work.batch.commands!) this.pendingResults.delete(command.key);
-    for (const { command } of work.answers) this.pendingResults.delete(command.key);
     await this.options.queues.publish(publication);
     // After the publication, as for stream replies: a started instance's job is queued before its caller hears of it.
     for (const { command, reply } of work.answers) command.resolve(structuredClone(reply));
@@ -567,9 +569,11 @@ export class PartitionLeader {
   private executeNow(command: EngineCommand, work: BatchWork): CommandReply | undefined {
     switch (command.kind) {
       case 'start': {
-        const version = this.options.models.cachedView(command.account)?.latest.get(command.bpmnProcessId);
-        const ctx = version === undefined ? undefined : this.contextNow(command.account, { bpmnProcessId: command.bpmnProcessId, version });
-        return ctx && this.startWith(command, version!, ctx, work);
+        const { models } = this.options;
+        const view = models.cachedView(command.account);
+        const version = view?.latest.get(command.bpmnProcessId);
+        const model = version === undefined ? undefined : models.cachedProcess(command.account, command.bpmnProcessId, version);
+        return model && this.startWith(command, version!, this.contextOf(model, view!), work);
       }
       case 'completeJob':
       case 'failJob': {
