@@ -119,4 +119,3 @@ describe('CommitGroup', () => {
     expect(await store.instances.getInstance('acme', keyOf(10, 1))).not.toBeNull();
   });
 });
-

@@ -1,11 +1,11 @@
 // Charges in groups (chargeMany): one statement grants the charges that fit
 // in order and refuses the rest, writing a ledger row per granted charge and
 // nothing for a refused one; concurrent groups never overdraw.
-import { sql, type SQL } from 'drizzle-orm';
+import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase } from '../../test/support/database.ts';
 import type { Database } from './database.ts';
-import { createStore, type Store } from './index.ts';
+import { createStore, rows, type Db, type Store } from './index.ts';
 import { ledgerRepository } from './ledger-repository.ts';
 
 const testDb = createTestDatabase();
@@ -141,14 +141,12 @@ describe('chargeMany', () => {
   // connection, and a caller's transaction it joins, keep their own.
   it('leaves synchronous_commit as it was, on its connection and in a surrounding transaction', async () => {
     const account = await newAccount(10);
-    const setting = async (handle: { execute: (query: SQL) => Promise<unknown> }) => {
-      const result = (await handle.execute(sql`show synchronous_commit`)) as { rows?: Record<string, string>[] } | Record<string, string>[];
-      const rows = Array.isArray(result) ? result : (result.rows ?? []);
-      return Object.values(rows[0])[0];
-    };
-    const before = await setting(database.db);
-    expect(await store.ledger.chargeMany(account, [{ amount: 1, reason: 'alone' }])).toEqual([{ granted: true, id: expect.any(String), balanceAfter: 9 }]);
-    expect(await setting(database.db)).toBe(before);
+    const setting = async (handle: Db) => (await rows<{ synchronous_commit: string }>(handle, sql`show synchronous_commit`))[0].synchronous_commit;
+    // One connection, so the statement after the charge runs where the charge did.
+    const single = await testDb.open({ poolSize: 1 });
+    const before = await setting(single.db);
+    expect(await ledgerRepository(single.db).chargeMany(account, [{ amount: 1, reason: 'alone' }])).toEqual([{ granted: true, id: expect.any(String), balanceAfter: 9 }]);
+    expect(await setting(single.db)).toBe(before);
     await database.db.transaction(async (tx) => {
       await ledgerRepository(tx).chargeMany(account, [{ amount: 1, reason: 'in tx' }]);
       expect(await setting(tx)).toBe(before);
