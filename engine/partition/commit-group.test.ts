@@ -67,7 +67,8 @@ describe('CommitGroup', () => {
     const bad: Batch = { ...batch(6, epoch, 1), jobsUpsert: [{ key: keyOf(6, 2), account: 'acme', instanceKey: keyOf(6, 1), bpmnProcessId: 'p', processVersion: 1, elementId: 'e', elementInstanceKey: keyOf(6, 3), type: 't', retries: 1, state: 'BOGUS' as 'FAILED' }] };
     await expect(group.commit(bad)).rejects.toThrow();
     expect(await store.instances.getInstance('acme', keyOf(6, 1))).toBeNull();
-    // The group is not stuck afterwards.
+    // The group is not stuck afterwards (once the partition's leader has recovered).
+    group.resume(6);
     await group.commit(batch(6, epoch, 5));
     expect(await store.instances.getInstance('acme', keyOf(6, 5))).not.toBeNull();
   });
@@ -117,5 +118,25 @@ describe('CommitGroup', () => {
     expect(sent).toEqual([9, 10]);
     expect(await store.instances.getInstance('acme', keyOf(9, 2))).toBeNull();
     expect(await store.instances.getInstance('acme', keyOf(10, 1))).not.toBeNull();
+  });
+
+  it("fails a partition's batches handed in after one of its batches failed, until its leader resumes it", async () => {
+    const epoch = (await store.leases.acquireLease(11, 'shard', 10_000))!.epoch;
+    let failNext = true;
+    const group = new CommitGroup(async (batches) => {
+      if (failNext) {
+        failNext = false;
+        throw new Error('connection lost');
+      }
+      return store.commitBatches(batches);
+    });
+    await expect(group.commit(batch(11, epoch, 1))).rejects.toThrow('connection lost');
+    // Still being built when the first failed, so built on it: refused without being sent.
+    await expect(group.commit(batch(11, epoch, 2))).rejects.toThrow('connection lost');
+    expect(await store.instances.getInstance('acme', keyOf(11, 2))).toBeNull();
+    // After recovery the leader builds on what Postgres holds again.
+    group.resume(11);
+    await group.commit(batch(11, epoch, 3));
+    expect(await store.instances.getInstance('acme', keyOf(11, 3))).not.toBeNull();
   });
 });

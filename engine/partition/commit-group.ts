@@ -12,7 +12,9 @@
 // PartitionLeader). So the group keeps each partition's batches in order:
 // a batch waits while its partition has one in a statement, and when that
 // one fails, every batch of the partition still waiting fails with it —
-// they were built on what did not commit.
+// they were built on what did not commit. So does every batch of the
+// partition handed in later, until its leader has recovered (`resume`): a
+// batch still being built when the failure came was built on it too.
 import type { BatchOutcome, CommitInput } from '../store/index.ts';
 import { StaleEpochError } from '../store/index.ts';
 
@@ -30,6 +32,8 @@ export class CommitGroup {
   private inFlight = 0;
   /** Partitions with a batch in a statement under way. */
   private readonly busy = new Set<number>();
+  /** Partitions whose batch failed, with the error, until their leader resumes them. */
+  private readonly failed = new Map<number, unknown>();
 
   /**
    * @param commitBatches the store's multi-partition commit
@@ -44,13 +48,19 @@ export class CommitGroup {
    * Resolves once `batch` is committed; rejects with StaleEpochError when its
    * partition's epoch moved on (nothing of it written), or with the
    * statement's error, which fails every batch that shared it. Either way
-   * the partition's batches handed in after it and not yet sent fail too.
+   * the partition's batches handed in after it fail too, until `resume`.
    */
   commit(batch: CommitInput): Promise<void> {
+    if (this.failed.has(batch.partition)) return Promise.reject(this.failed.get(batch.partition));
     return new Promise((resolve, reject) => {
       this.waiting.push({ batch, resolve, reject });
       this.flush();
     });
+  }
+
+  /** The partition's leader recovered from a failed batch: its new batches are built on what Postgres holds. */
+  resume(partition: number): void {
+    this.failed.delete(partition);
   }
 
   private flush(): void {
@@ -102,6 +112,7 @@ export class CommitGroup {
   private fail(item: Waiting, error: unknown): void {
     item.reject(error);
     const partition = item.batch.partition;
+    this.failed.set(partition, error);
     const behind = this.waiting.filter((w) => w.batch.partition === partition);
     if (behind.length === 0) return;
     this.waiting = this.waiting.filter((w) => w.batch.partition !== partition);

@@ -124,6 +124,8 @@ export interface LeaderOptions {
   marker?: FlushMarker;
   /** Commits a batch: the shard's CommitGroup, which keeps a partition's batches in order. */
   commit: (batch: CommitInput) => Promise<void>;
+  /** Tells the group commit this leader recovered: after a failed batch it refuses the partition's batches until then. */
+  resumeCommits: () => void;
 }
 
 export class PartitionLeader {
@@ -239,6 +241,8 @@ export class PartitionLeader {
     // was superseded (and has not noticed yet) must not do it.
     const lease = (await store.leases.listLeases()).find((l) => l.partition === this.partition);
     if (lease?.epoch !== this.epoch) throw new StaleEpochError(this.partition, this.epoch, lease?.epoch ?? null);
+    // Every batch from before is settled (the loop drained them): what comes next is built on what Postgres holds.
+    this.options.resumeCommits();
     this.hot.clear();
     this.jobOwners.clear();
     // Timers that fired but were not committed are armed again below from Postgres; firing them twice would be wrong.
@@ -313,6 +317,9 @@ export class PartitionLeader {
           }
         }
         const { entries, local } = await this.nextWork();
+        // A batch failed while this work was gathered: the local commands wait
+        // for after recovery (the stream is read again from its start then).
+        if (this.broken !== undefined) this.local.unshift(...local);
         this.throwIfBroken();
         if (entries.length === 0 && local.length === 0 && this.internal.length === 0) continue;
         await this.processBatch(entries, local);

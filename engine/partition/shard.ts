@@ -111,7 +111,7 @@ export class Shard {
         if (this.leaders.has(p) || heldByOthers.has(p)) continue;
         const lease = await store.leases.acquireLease(p, owner, leaseMs);
         if (lease === null) continue;
-        const leader = new PartitionLeader({ ...this.options, partition: p, epoch: lease.epoch, onStop: () => void this.drop(p), commit: (batch) => this.commits.commit(batch) });
+        const leader = new PartitionLeader({ ...this.options, partition: p, epoch: lease.epoch, onStop: () => void this.drop(p), commit: (batch) => this.commits.commit(batch), resumeCommits: () => this.commits.resume(p) });
         this.leaders.set(p, leader);
         await leader.start();
       }

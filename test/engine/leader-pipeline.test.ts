@@ -128,6 +128,17 @@ describe('a leader that builds the next batch while one commits', () => {
     expect(await instancesNamed('failed-2')).toEqual([b.processInstanceKey]);
   });
 
+  it('applies the commands of a batch that fails while the leader waits for more work once after recovery', async () => {
+    // Nothing else comes: the leader hands the batch in and waits for work, where the failure finds it.
+    const held = holdNextCommit();
+    const alone = engine.startInstance(ACCOUNT, 'one', { marker: 'failed-alone' });
+    await held.reached;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    held.release(new Error('connection lost mid-commit'));
+    const started = await alone;
+    expect(await instancesNamed('failed-alone')).toEqual([started.processInstanceKey]);
+  });
+
   it('answers keyless commands of a batch that committed though its commit failed from the results logged with the batch, applied once', async () => {
     const held = holdNextCommit();
     const opener = engine.startInstance(ACCOUNT, 'one', { marker: 'lost-reply-0' });
