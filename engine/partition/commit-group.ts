@@ -15,8 +15,9 @@
 // they were built on what did not commit. So does every batch of the
 // partition handed in later, until its leader has recovered (`resume`): a
 // batch still being built when the failure came was built on it too.
-import type { BatchOutcome, CommitInput } from '../store/index.ts';
-import { StaleEpochError } from '../store/index.ts';
+// Straight from the modules, not the store's index: the commit thread loads this file, and the index loads the whole store.
+import type { BatchOutcome, CommitInput } from '../store/commit-batch.ts';
+import { StaleEpochError } from '../store/errors.ts';
 
 const staleEpoch = (g: Waiting, outcome: BatchOutcome & { ok: false }): StaleEpochError =>
   new StaleEpochError(g.batch.partition, g.batch.epoch, outcome.epoch);

@@ -41,6 +41,13 @@ export interface EngineConfig {
    * a retry with the same command key within it gets the original result.
    */
   commandRetentionMs?: number;
+  /**
+   * On Postgres, the partition leaders' group commit runs in a worker thread
+   * of its own (commit-thread.ts; default true). False keeps it on the main
+   * thread, going through `store.commitBatches` — for tests that hold or
+   * fail commits there.
+   */
+  commitThread?: boolean;
 }
 
 export class ModelRejected extends EngineError {
@@ -84,7 +91,17 @@ export async function createEngine(config: EngineConfig = {}): Promise<Engine> {
     if (role !== 'api') {
       // Same default prefix as the queues', so the marker sits beside the keys it vouches for.
       if (config.redisUrl) marker = await createRedisFlushMarker(config.redisUrl, config.redisPrefix ?? 'orca:');
-      shard = new Shard({ store, queues, models, partitions, owner: config.owner ?? `${hostname()}-${process.pid}-${randomBytes(4).toString('hex')}`, leaseMs: config.leaseMs ?? 5_000, marker, commandRetentionMs: config.commandRetentionMs });
+      shard = new Shard({
+        store,
+        queues,
+        models,
+        partitions,
+        owner: config.owner ?? `${hostname()}-${process.pid}-${randomBytes(4).toString('hex')}`,
+        leaseMs: config.leaseMs ?? 5_000,
+        marker,
+        commandRetentionMs: config.commandRetentionMs,
+        commitThread: config.commitThread === false ? undefined : database.writerConnection,
+      });
       await shard.start();
     }
     return engineApi({ store, queues, models, shard, marker, database, partitions, config });

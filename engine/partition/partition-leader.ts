@@ -16,7 +16,7 @@ import { visibleVariables } from '../runtime/behavior/variables.ts';
 import type { ProcessModel } from '../model/types.ts';
 import type { ApplyContext, ApplyResult, Command, JobOffer, ProcessInstance, Variables } from '../runtime/types.ts';
 import { streamIdIsAfter, type Publication, type QueuedJob, type Queues, type Reply, type StoredJob, type StreamEntry } from '../queue/index.ts';
-import type { Batch, CommitInput, JobWrite, Store, TimerWrite } from '../store/index.ts';
+import type { Batch, JobWrite, SealedBatch, Store, TimerWrite } from '../store/index.ts';
 import { sealBatch, StaleEpochError } from '../store/index.ts';
 import type { CommandReply, EngineCommand } from './commands.ts';
 import { NO_FLUSH_MARKER, type FlushMarker } from './flush-marker.ts';
@@ -122,8 +122,8 @@ export interface LeaderOptions {
   onStop?: (reason: string) => void;
   /** Tells the leader that Redis was flushed under it; none with the in-process queues. */
   marker?: FlushMarker;
-  /** Commits a batch: the shard's CommitGroup, which keeps a partition's batches in order. */
-  commit: (batch: CommitInput) => Promise<void>;
+  /** Commits a batch: the shard's group commit (CommitGroup, or CommitThread on Postgres), which keeps a partition's batches in order. */
+  commit: (batch: SealedBatch) => Promise<void>;
   /** Tells the group commit this leader recovered: after a failed batch it refuses the partition's batches until then. */
   resumeCommits: () => void;
 }

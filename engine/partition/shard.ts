@@ -5,10 +5,11 @@
 // A renewal that fails means someone else leads now: that leader stops.
 import { randomInt } from 'node:crypto';
 import type { Queues } from '../queue/index.ts';
-import type { Store } from '../store/index.ts';
+import type { Store, WriterConnection } from '../store/index.ts';
 import type { FlushMarker } from './flush-marker.ts';
 import type { ModelCache } from './model-cache.ts';
 import { CommitGroup } from './commit-group.ts';
+import { CommitThread } from './commit-thread.ts';
 import { PartitionLeader } from './partition-leader.ts';
 
 export interface ShardOptions {
@@ -23,6 +24,12 @@ export interface ShardOptions {
   marker?: FlushMarker;
   /** Command results older than this leave the command log (default 24 hours). */
   commandRetentionMs?: number;
+  /**
+   * Postgres: the leaders' group commit runs in a thread of its own on such
+   * a connection (commit-thread.ts). Without it (PGlite, or a caller that
+   * wants the commits to go through `store.commitBatches`) it runs here.
+   */
+  commitThread?: WriterConnection;
 }
 
 const DAY_MS = 24 * 3_600_000;
@@ -36,17 +43,21 @@ export class Shard {
   private stopped = false;
   private presence: { id: number; epoch: number } | undefined;
   /** The leaders' batches, committed together when they are ready together. */
-  private readonly commits: CommitGroup;
+  private readonly commits: CommitGroup | CommitThread;
   private nextPrune = 0;
   /** A prune under way: it runs beside the ticks, so a long delete never delays a lease renewal. */
   private pruning: Promise<void> | undefined;
 
   constructor(private readonly options: ShardOptions) {
-    this.commits = new CommitGroup((batches) => options.store.commitBatches(batches));
+    this.commits =
+      options.commitThread === undefined
+        ? new CommitGroup((batches) => options.store.commitBatches(batches))
+        : new CommitThread(options.commitThread);
   }
 
   /** Takes its first partitions before returning, so a single shard is ready at once. */
   async start(): Promise<void> {
+    if (this.commits instanceof CommitThread) await this.commits.open();
     await this.tick();
     const every = Math.max(50, Math.floor(this.options.leaseMs / 3));
     const loop = () => {
@@ -79,6 +90,8 @@ export class Shard {
     }
     this.leaders.clear();
     if (this.presence !== undefined) await this.options.store.leases.releaseLease(this.presence.id, this.options.owner, this.presence.epoch).catch(() => false);
+    // The leaders have stopped, their batches settled: nothing is left to commit.
+    if (this.commits instanceof CommitThread) await this.commits.close();
   }
 
   private async tick(): Promise<void> {

@@ -7,11 +7,11 @@ import { PGlite } from '@electric-sql/pglite';
 import { sql } from 'drizzle-orm';
 import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
-import pg from 'pg';
 import { parseStoreOptions, type StoreOptions, type StoreOptionsInput } from './config.ts';
 import type { Db } from './db.ts';
 import { guard, rootMessage, StoreUnavailableError } from './errors.ts';
 import { migratePg, migratePglite } from './migrate.ts';
+import { newPool, openWriterPool, type WriterConnection } from './pg-pool.ts';
 
 export interface Database {
   /** The drizzle handle for repositories. */
@@ -25,6 +25,12 @@ export interface Database {
   kind: 'pg' | 'pglite';
   /** The schema holding Orca's tables. */
   schema: string;
+  /**
+   * On Postgres: how to open another connection like `writer`'s. Plain
+   * data, so a worker thread can open its own (the shard's commit thread,
+   * engine/partition/commit-thread.ts).
+   */
+  writerConnection?: WriterConnection;
   /** Applies pending migrations; safe to call from many processes at once. */
   migrate(): Promise<void>;
   /** Releases connections; further queries fail. Idempotent. */
@@ -49,9 +55,12 @@ async function openPg(options: StoreOptions, url: string): Promise<Database> {
   // (perf: a quarter of the commit's server CPU). Every table access of the
   // commit is a key lookup by design, so its connections forbid the
   // sequential scan outright; the rest of Orca keeps the planner's choice.
-  // A shard has one commit statement in flight at a time (CommitGroup); the
-  // second connection serves a commit made outside it (store.commitBatch).
-  const writerPool = newPool(options, url, 2, ['-c enable_seqscan=off']);
+  // A shard has one commit statement in flight at a time (CommitGroup, run
+  // on a connection of its own in the commit thread when there is one); the
+  // pool serves the group when it runs here, and a commit made outside it
+  // (store.commitBatch).
+  const writerConnection: WriterConnection = { url, options };
+  const writerPool = openWriterPool(writerConnection, 2);
   const db = drizzlePg(pool) as unknown as Db;
   const writer = drizzlePg(writerPool) as unknown as Db;
   let closed = false;
@@ -60,6 +69,7 @@ async function openPg(options: StoreOptions, url: string): Promise<Database> {
     writer,
     kind: 'pg',
     schema: options.schema,
+    writerConnection,
     migrate: () => guard(() => migratePg(pool, options.schema)),
     async close() {
       if (closed) return;
@@ -99,28 +109,3 @@ async function openPglite(options: StoreOptions): Promise<Database> {
   };
 }
 
-function newPool(options: StoreOptions, url: string, max: number, settings: string[]): pg.Pool {
-  const pool = new pg.Pool({
-    connectionString: url,
-    max,
-    connectionTimeoutMillis: options.connectTimeoutMs,
-    // The server cancels a runaway statement; the client stops waiting a
-    // little later in case the server itself is gone.
-    statement_timeout: options.statementTimeoutMs,
-    query_timeout: options.statementTimeoutMs + 5_000,
-    idle_in_transaction_session_timeout: options.idleInTransactionTimeoutMs,
-    application_name: options.applicationName,
-    options: [`-c search_path=${options.schema}`, ...settings].join(' '),
-    keepAlive: true,
-  });
-  // An idle client whose connection dies emits 'error' on the pool; without
-  // a listener that would crash the process. The pool drops the client and
-  // the next query opens a new connection (or fails with StoreUnavailableError).
-  pool.on('error', () => {});
-  // A client checked out for a transaction has no pool listener; if its
-  // connection ends mid-query pg emits 'error' on the client itself, which
-  // would crash the process. The query in flight fails with a connection
-  // error instead, which guard() turns into StoreUnavailableError.
-  pool.on('connect', (client) => client.on('error', () => {}));
-  return pool;
-}

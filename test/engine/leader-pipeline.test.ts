@@ -42,7 +42,8 @@ function holdNextCommit(): Hold {
 
 beforeAll(async () => {
   fixture = await engineFixture();
-  engine = await fixture.start({ partitions: 1 });
+  // The commits stay on the main thread, through the store object this test wraps.
+  engine = await fixture.start({ partitions: 1, commitThread: false });
   await engine.deploy(ACCOUNT, oneTask, 'one.bpmn');
   // The shard's commit group calls the store object the engine exposes.
   const commitBatches = engine.store.commitBatches;
