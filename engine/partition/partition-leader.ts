@@ -317,9 +317,6 @@ export class PartitionLeader {
           }
         }
         const { entries, local } = await this.nextWork();
-        // A batch failed while this work was gathered: the local commands wait
-        // for after recovery (the stream is read again from its start then).
-        if (this.broken !== undefined) this.local.unshift(...local);
         this.throwIfBroken();
         if (entries.length === 0 && local.length === 0 && this.internal.length === 0) continue;
         await this.processBatch(entries, local);
@@ -394,7 +391,9 @@ export class PartitionLeader {
       entries = reading.entries;
       if (entries.length > 0) this.lastId = entries[entries.length - 1].id;
     }
-    return { entries, local: this.local.splice(0, BATCH_MAX) };
+    // A batch failed meanwhile: the local commands wait for after recovery
+    // (stream entries taken here are read again then, from the stream's start).
+    return { entries, local: this.broken === undefined ? this.local.splice(0, BATCH_MAX) : [] };
   }
 
   /**
