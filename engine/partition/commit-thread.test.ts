@@ -59,15 +59,20 @@ describe.skipIf(!testDb.url)('CommitThread (needs DATABASE_URL)', () => {
     expect(await store.instances.getInstance('acme', keyOf(4, 3))).not.toBeNull();
   });
 
-  it('fails what a thread that died held with StoreUnavailableError, and the next commit starts a new one', async () => {
+  it('fails what a thread that died held with StoreUnavailableError, refuses that partition until its leader resumes it, then starts a new thread', async () => {
     const epoch = (await store.leases.acquireLease(5, 'shard', 10_000))!.epoch;
     // A thread that dies before answering anything.
     const dying = new CommitThread(database.writerConnection!, new URL('data:text/javascript,process.exit(3)'));
     const lost = await dying.commit(sealBatch(batch(5, epoch, 1))).catch((e: unknown) => e);
     expect(lost).toBeInstanceOf(StoreUnavailableError);
     expect((lost as Error).message).toMatch(/commit thread stopped: exit code 3/);
-    // Its replacement is the same script: it dies again, which shows a new thread was started for the next commit.
-    await expect(dying.commit(sealBatch(batch(5, epoch, 2)))).rejects.toBeInstanceOf(StoreUnavailableError);
+    // A batch built on the lost one is refused with its error, not sent to a new thread that knows nothing of it.
+    expect(await dying.commit(sealBatch(batch(5, epoch, 2))).catch((e: unknown) => e)).toBe(lost);
+    // Once the leader recovered, the next commit starts a new thread (the same script: it dies again, with an error of its own).
+    dying.resume(5);
+    const again = await dying.commit(sealBatch(batch(5, epoch, 3))).catch((e: unknown) => e);
+    expect(again).toBeInstanceOf(StoreUnavailableError);
+    expect(again).not.toBe(lost);
     await dying.close();
   });
 

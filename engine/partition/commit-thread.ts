@@ -3,18 +3,19 @@
 // The batch statement is a round trip, and on the main thread its result
 // waits until the event loop gets to it — behind the API, the leaders'
 // batch building and the queue traffic — before the next statement can go.
-// Timed from both ends under bench:engine's load (statement_timestamp()
-// and clock_timestamp() against the client's clock, and the server log), a
-// statement of about 40 instances took 7.3 ms from send to result, of which
+// Timed from both ends under bench:engine's load (a build instrumented with
+// statement_timestamp() and clock_timestamp() against the client's clock,
+// not committed, and the server log), a statement of about 40 instances
+// took 7.3 ms from send to result, of which
 // Postgres spent about 4.4 ms (bind, that is the payload's parse, 1.3 ms;
 // execute 2.9 ms); the rest was the main thread's. In a thread whose event
 // loop does nothing else, the group commit (commit-group.ts, unchanged: the
 // same grouping, order and failure rules) sends the next statement the
 // moment the last one returns, and the payload's assembly and the driver's
-// encoding leave the main thread too. Alternated with the commit on the
-// main thread, bench:engine gained 5 to 12 % (two sets of four pairs);
-// bench:e2e's closed model gave 2,840–3,183 instances/s in three runs,
-// against 2,451–2,806 in twelve the same evening before.
+// encoding leave the main thread too. bench:engine run alternately on this
+// commit and the one before (four pairs, 4 workers and 256 in flight): about
+// +5 %; bench:e2e's closed model gave 2,840–3,183 instances/s in three
+// runs, against 2,451–2,806 in twelve the same evening before.
 //
 // The leaders hand over sealed batches — a few strings, copied once by
 // postMessage — and get each batch's outcome back; errors cross as plain
@@ -41,7 +42,13 @@ export class CommitThread {
   private worker: Worker | undefined;
   /** Settles when the running thread is loaded and connected, or gone. */
   private ready: Promise<void> = Promise.resolve();
-  private readonly pending = new Map<number, { resolve: () => void; reject: (error: unknown) => void }>();
+  private readonly pending = new Map<number, { partition: number; resolve: () => void; reject: (error: unknown) => void }>();
+  /**
+   * Partitions that had a batch in a thread that died, with the error: the
+   * new thread knows nothing of them, so their batches are refused here
+   * until the leader resumes (CommitGroup's rule, kept across threads).
+   */
+  private readonly lost = new Map<number, unknown>();
   private nextId = 0;
 
   /** @param entry the thread's script; tests substitute one that fails */
@@ -68,16 +75,18 @@ export class CommitThread {
    * recovers and looks its commands up, as after a dropped connection).
    */
   commit(batch: SealedBatch): Promise<void> {
+    if (this.lost.has(batch.partition)) return Promise.reject(this.lost.get(batch.partition));
     const worker = this.worker ?? this.spawn();
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
-      this.pending.set(id, { resolve, reject });
+      this.pending.set(id, { partition: batch.partition, resolve, reject });
       worker.postMessage({ type: 'commit', id, batch } satisfies ToThread);
     });
   }
 
   /** Like CommitGroup.resume (in order with the commits around it: one message port). */
   resume(partition: number): void {
+    this.lost.delete(partition);
     this.worker?.postMessage({ type: 'resume', partition } satisfies ToThread);
   }
 
@@ -110,7 +119,10 @@ export class CommitThread {
       if (this.worker === worker) this.worker = undefined;
       if (this.pending.size === 0) return;
       const error = new StoreUnavailableError(`commit thread stopped: ${reason}`);
-      for (const waiting of this.pending.values()) waiting.reject(error);
+      for (const waiting of this.pending.values()) {
+        this.lost.set(waiting.partition, error);
+        waiting.reject(error);
+      }
       this.pending.clear();
     };
     worker.on('error', (error) => lost(error.message));
