@@ -28,8 +28,9 @@ export const DEFAULT_ORCA_SETTINGS: OrcaSettings = {
   // (2026-11-23, commit in its own thread: 384 in flight gave less, 768 no
   // more, 1,024 with 16 workers less). Workers keep at most 32 jobs each, so
   // they cap the jobs in hand: with 4 (128 jobs) the run measured the
-  // workers — with commits replaced by an 8 ms wait and no Postgres at all,
-  // 4 workers gave about 5,000 instances/s and 8 about 8,000.
+  // workers — in a scratch build whose commits were an 8 ms wait and no
+  // Postgres at all (one run each, not committed), 4 workers and 256 in
+  // flight gave about 5,000 instances/s, 8 workers and 512 about 8,000.
   concurrency: 512,
   workers: 8,
   // What a Camunda 8 worker asks for by default.
