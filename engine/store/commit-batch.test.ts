@@ -141,7 +141,8 @@ describe('commitBatch', () => {
 
     const instance = await store.instances.getInstance('acme', i1);
     expect(instance).toMatchObject({ state: 'COMPLETED', variables: { orderId: 'A1', paid: true } });
-    expect(instance!.endedAt).toBeInstanceOf(Date);
+    // Read from the document's epoch milliseconds, to the millisecond.
+    expect(instance!.endedAt?.getTime()).toBe(completed.endedAt);
     expect(instance!.updatedAt.getTime()).toBeGreaterThanOrEqual(instance!.createdAt.getTime());
     expect(await store.jobs.getJob('acme', keyOf(2, 11))).toBeNull();
     expect(await store.jobs.getJob('acme', keyOf(2, 12))).toMatchObject({ retries: 1, state: 'FAILED', errorMessage: 'card declined' });

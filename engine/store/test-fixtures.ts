@@ -31,7 +31,7 @@ export function instanceDoc(
     joins: {},
     timers: {},
     startedAt,
-    ...(state === 'COMPLETED' || state === 'TERMINATED' ? { endedAt: startedAt + 1000 } : {}),
+    ...(state === 'COMPLETED' || state === 'TERMINATED' ? { endedAt: startedAt + 1_234 } : {}),
   };
 }
 
