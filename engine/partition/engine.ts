@@ -121,17 +121,38 @@ function hashToPartition(text: string, partitions: number): number {
   return hash % partitions;
 }
 
-/** The promise's value, or undefined once `ms` passed first (the work goes on; its result is dropped). */
-async function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T | undefined> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  try {
-    const timeout = new Promise<undefined>((resolve) => {
-      timer = setTimeout(() => resolve(undefined), ms);
-    });
-    return await Promise.race([promise, timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
+/**
+ * The promise's value, or undefined once `ms` passed first (the work goes on;
+ * its result is dropped). Every command waits through one, so it makes one
+ * promise and one timer rather than an async frame, a timeout promise and a
+ * race.
+ */
+function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T | undefined> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(resolve, ms, undefined);
+    promise.then(
+      (value) => {
+        clearTimeout(timer);
+        resolve(value);
+      },
+      (error: unknown) => {
+        clearTimeout(timer);
+        reject(error);
+      },
+    );
+  });
+}
+
+/**
+ * Keys for the commands no client named (`fresh`): unique to this engine's
+ * run by a random prefix, then a counter — no colon, so never a client's
+ * account-scoped key. A randomUUID per command was a visible share of the
+ * command path's allocation.
+ */
+function freshKeys(): () => string {
+  const prefix = randomUUID();
+  let next = 0;
+  return () => `${prefix}.${(next++).toString(36)}`;
 }
 
 /** Client-chosen command keys are scoped by account, so two accounts' keys never collide. */
@@ -153,6 +174,7 @@ function engineApi(parts: { store: Store; queues: Queues; models: ModelCache; sh
   const { store, queues, models, shard, marker, database, partitions, config } = parts;
   const replyTimeoutMs = config.replyTimeoutMs ?? 10_000;
   const maxPending = config.maxPendingCommands ?? 10_000;
+  const freshKey = freshKeys();
 
   /**
    * Sends a command and waits for its committed reply. With `limit`, the
@@ -163,7 +185,7 @@ function engineApi(parts: { store: Store; queues: Queues; models: ModelCache; sh
    * trips); otherwise, or when that leader stops first, over the stream.
    */
   async function send(partition: number, command: EngineCommand, commandKey?: string, limit?: number): Promise<CommandReply & { ok: true }> {
-    const key = commandKey ?? randomUUID();
+    const key = commandKey ?? freshKey();
     let payload: EngineCommand = commandKey === undefined ? { ...command, fresh: true } : command;
     let reply: CommandReply | undefined;
     let viaStream = true;
