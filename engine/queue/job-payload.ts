@@ -33,8 +33,14 @@ export function decodeActivated(
   worker: string,
   activatedAt: number,
 ): ActivatedJob {
-  const offer = JSON.parse(offerJson) as JobOffer;
-  return { ...offer, account, partition, variables: JSON.parse(variablesJson) as Variables, worker, activatedAt };
+  // Completed in place, in the order a spread would give: every activated job passes here.
+  const job = JSON.parse(offerJson) as ActivatedJob;
+  job.account = account;
+  job.partition = partition;
+  job.variables = JSON.parse(variablesJson) as Variables;
+  job.worker = worker;
+  job.activatedAt = activatedAt;
+  return job;
 }
 
 /** Validates and normalises `max` of an activation: a positive integer, else nothing to do. */
