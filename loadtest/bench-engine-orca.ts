@@ -67,11 +67,15 @@ interface Completed {
  * Per-instance bookkeeping shared by lanes and workers. A job may be completed
  * before its start call even returns (the leader pushes the job before it
  * replies), so completions are recorded by instance key and joined later.
+ * The harness runs in the measured process, so it keeps its own cost low:
+ * one sweep a second finds the stuck instances, not a timer per instance.
  */
 class Tracker {
   readonly started = new Map<string, Started>();
   readonly completed = new Map<string, Completed>();
-  private readonly waiters = new Map<string, { resolve: () => void; reject: (err: Error) => void; timer: NodeJS.Timeout }>();
+  /** In the order they began waiting, hence of their deadlines. */
+  private readonly waiters = new Map<string, { resolve: () => void; reject: (err: Error) => void; since: number }>();
+  private readonly sweeper = setInterval(() => this.sweep(), 1_000).unref();
   failure: Error | undefined;
 
   recordStart(instanceKey: string, started: Started): void {
@@ -89,7 +93,6 @@ class Tracker {
     const waiter = this.waiters.get(instanceKey);
     if (waiter !== undefined) {
       this.waiters.delete(instanceKey);
-      clearTimeout(waiter.timer);
       waiter.resolve();
     }
   }
@@ -98,23 +101,29 @@ class Tracker {
   completion(instanceKey: string): Promise<void> {
     if (this.failure) return Promise.reject(this.failure);
     if (this.completed.has(instanceKey)) return Promise.resolve();
-    return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => {
-        this.waiters.delete(instanceKey);
-        reject(new BenchmarkCheckFailed(`instance ${instanceKey}: its job was not completed within ${COMPLETION_TIMEOUT_MS} ms of its start`));
-      }, COMPLETION_TIMEOUT_MS);
-      this.waiters.set(instanceKey, { resolve, reject, timer });
-    });
+    return new Promise((resolve, reject) => this.waiters.set(instanceKey, { resolve, reject, since: performance.now() }));
   }
 
   /** The first failure wins; every lane waiting on a completion is released with it. */
   fail(err: Error): void {
     this.failure ??= err;
-    for (const waiter of this.waiters.values()) {
-      clearTimeout(waiter.timer);
-      waiter.reject(this.failure);
-    }
+    for (const waiter of this.waiters.values()) waiter.reject(this.failure);
     this.waiters.clear();
+  }
+
+  /** The run is over: no more sweeps. */
+  stop(): void {
+    clearInterval(this.sweeper);
+  }
+
+  /** Fails the run on an instance whose job was not completed within COMPLETION_TIMEOUT_MS of its start. */
+  private sweep(): void {
+    const cutoff = performance.now() - COMPLETION_TIMEOUT_MS;
+    for (const [instanceKey, waiter] of this.waiters) {
+      if (waiter.since > cutoff) return;
+      this.fail(new BenchmarkCheckFailed(`instance ${instanceKey}: its job was not completed within ${COMPLETION_TIMEOUT_MS} ms of its start`));
+      return;
+    }
   }
 }
 
@@ -162,6 +171,7 @@ export async function runOrcaEngine(options: OrcaOptions): Promise<OrcaRun> {
     } finally {
       options.signal?.removeEventListener('abort', onAbort);
       for (const timer of cpuTimers) clearTimeout(timer);
+      tracker.stop();
     }
     if (tracker.failure) throw tracker.failure;
     const verifiedCompleted = await verify(engine, tracker);
