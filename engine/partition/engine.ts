@@ -186,7 +186,9 @@ function engineApi(parts: { store: Store; queues: Queues; models: ModelCache; sh
    */
   async function send(partition: number, command: EngineCommand, commandKey?: string, limit?: number): Promise<CommandReply & { ok: true }> {
     const key = commandKey ?? freshKey();
-    let payload: EngineCommand = commandKey === undefined ? { ...command, fresh: true } : command;
+    // `command` is the caller's literal, made for this call: marked in place rather than copied.
+    if (commandKey === undefined) command.fresh = true;
+    let payload = command;
     let reply: CommandReply | undefined;
     let viaStream = true;
     const local = shard?.leaderOf(partition)?.submit(key, payload, limit);
@@ -197,7 +199,11 @@ function engineApi(parts: { store: Store; queues: Queues; models: ModelCache; sh
         viaStream = false;
       } catch (err) {
         if (!(err instanceof LeaderGone)) throw err;
-        if (err.mayBeApplied) payload = err.batchKey === undefined ? command : { ...command, batchKey: err.batchKey };
+        if (err.mayBeApplied) {
+          // It may have been applied: it goes without its fresh mark, so the next leader looks it up.
+          const { fresh: _fresh, ...unmarked } = command;
+          payload = err.batchKey === undefined ? unmarked : { ...unmarked, batchKey: err.batchKey };
+        }
       }
     }
     if (viaStream) reply = await sendOverStream(partition, key, payload, limit);
