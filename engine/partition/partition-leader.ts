@@ -321,6 +321,13 @@ export class PartitionLeader {
         if (entries.length === 0 && local.length === 0 && this.internal.length === 0) continue;
         await this.processBatch(entries, local);
         backoff = 50;
+        // Let the rest of the process run. On PGlite with the in-process
+        // queues every step of a batch resolves without I/O, so while
+        // commands keep coming the loop lived on microtasks alone: no timer,
+        // socket or HTTP request was served (bench:e2e's embedded run timed
+        // out hundreds of starts). On Postgres the commit's round trip
+        // yields anyway; this costs one check phase per batch.
+        await new Promise<void>((resolve) => setImmediate(resolve));
       } catch (err) {
         // Whatever was applied in memory may not be committed: once the
         // batches under way have settled, forget it and reload.
