@@ -8,6 +8,7 @@
 // applied exactly once. After any failure the leader recovers (reloads from
 // Postgres, rebuilds its queues) before it applies anything else, and it
 // does the same when the flush marker says Redis lost its data.
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { apply } from '../runtime/apply.ts';
 import { startTimersOf } from '../runtime/start-timers.ts';
 import { nextDue } from '../runtime/timer/index.ts';
@@ -327,7 +328,7 @@ export class PartitionLeader {
         // socket or HTTP request was served (bench:e2e's embedded run timed
         // out hundreds of starts). On Postgres the commit's round trip
         // yields anyway; this costs one check phase per batch.
-        await new Promise<void>((resolve) => setImmediate(resolve));
+        await nextTurn();
       } catch (err) {
         // Whatever was applied in memory may not be committed: once the
         // batches under way have settled, forget it and reload.

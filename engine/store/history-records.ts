@@ -15,8 +15,9 @@ const FIELDS = ['elementId', 'elementType', 'elementInstanceKey', 'jobKey', 'inc
 /**
  * Runs for every record of every batch: an indexed loop, since iterating
  * `FIELDS.entries()` with destructuring allocated an iterator result and a
- * pair per field — about 8 KB per one-task instance, a tenth of all the
- * leader allocated (measured with the inspector's sampling heap profiler).
+ * pair per field — about 8 KB per one-task instance, an eighth of all the
+ * process allocated under bench:engine (the inspector's sampling heap
+ * profiler, in an uncommitted scratch run).
  */
 export function encodeRecord(record: HistoryRecord): StoredRecord {
   let last = 0;

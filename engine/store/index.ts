@@ -52,7 +52,7 @@ export * from './commit-batch.ts';
 export * from './config.ts';
 export * from './cursor.ts';
 export * from './database.ts';
-export { openWriterPool, type WriterConnection } from './pg-pool.ts';
+export type { WriterConnection } from './pg-pool.ts';
 export * from './db.ts';
 export * from './decisions-repository.ts';
 export * from './definitions-repository.ts';
