@@ -12,7 +12,11 @@ function problems(xml: string, options?: { maxBytes?: number }): DmnProblem[] {
 const simple = tableDecision({ id: 'd', inputs: ['x'], outputs: ['y'], rules: [[['1'], ['"one"']]] });
 
 describe('compileDmn: documents', () => {
-  it.each([['1.1', DMN11], ['1.2', DMN12], ['1.3', DMN13]])('reads DMN %s by namespace URI', (version, ns) => {
+  it.each([
+    ['1.1', DMN11],
+    ['1.2', DMN12],
+    ['1.3', DMN13],
+  ])('reads DMN %s by namespace URI', (version, ns) => {
     const compiled = compileDmn(definitions(simple, ns));
     expect(compiled).toMatchObject({ ok: true, model: { dmnVersion: version, decisions: [{ id: 'd', name: 'd' }] } });
   });
@@ -43,7 +47,9 @@ describe('compileDmn: documents', () => {
   });
 
   it('accepts the word DOCTYPE inside a comment or CDATA', () => {
-    const xml = definitions(`<!-- <!DOCTYPE x> -->${literalDecision({ id: 'd', text: 'x' }).replace('<text>x</text>', '<text><![CDATA["<!ENTITY e>"]]></text>')}`);
+    const xml = definitions(
+      `<!-- <!DOCTYPE x> -->${literalDecision({ id: 'd', text: 'x' }).replace('<text>x</text>', '<text><![CDATA["<!ENTITY e>"]]></text>')}`,
+    );
     expect(compileDmn(xml).ok).toBe(true);
   });
 
@@ -73,12 +79,17 @@ describe('compileDmn: documents', () => {
 
 describe('compileDmn: problems', () => {
   it('reports an unparsable input entry with rule index, column, element id and the parser reason', () => {
-    const xml = definitions(tableDecision({
-      id: 'd',
-      inputs: ['a', 'b'],
-      outputs: ['y'],
-      rules: [[['1', '2'], ['"ok"']], [['1', '[1..'], ['"bad"']]],
-    }));
+    const xml = definitions(
+      tableDecision({
+        id: 'd',
+        inputs: ['a', 'b'],
+        outputs: ['y'],
+        rules: [
+          [['1', '2'], ['"ok"']],
+          [['1', '[1..'], ['"bad"']],
+        ],
+      }),
+    );
     const [problem, ...rest] = problems(xml);
     expect(rest).toEqual([]);
     expect(problem.elementId).toBe('d-r2-i2');
@@ -98,19 +109,24 @@ describe('compileDmn: problems', () => {
   });
 
   it('reports an unknown hit policy and misused aggregations', () => {
-    expect(problems(definitions(tableDecision({ id: 'd', hitPolicy: 'SOMETIMES', inputs: ['x'], outputs: ['y'], rules: [] }))))
-      .toEqual([{ elementId: 'd-table', message: expect.stringContaining("unknown hit policy 'SOMETIMES'") }]);
-    expect(problems(definitions(tableDecision({ id: 'd', hitPolicy: 'FIRST', aggregation: 'SUM', inputs: ['x'], outputs: ['y'], rules: [] }))))
-      .toEqual([{ elementId: 'd-table', message: expect.stringContaining('only allowed with hit policy COLLECT') }]);
-    expect(problems(definitions(tableDecision({ id: 'd', hitPolicy: 'COLLECT', aggregation: 'AVG', inputs: ['x'], outputs: ['y'], rules: [] }))))
-      .toEqual([{ elementId: 'd-table', message: expect.stringContaining("unknown aggregation 'AVG'") }]);
-    expect(problems(definitions(tableDecision({ id: 'd', hitPolicy: 'COLLECT', aggregation: 'SUM', inputs: ['x'], outputs: ['a', 'b'], rules: [] }))))
-      .toEqual([{ elementId: 'd-table', message: expect.stringContaining('needs a single output') }]);
+    expect(problems(definitions(tableDecision({ id: 'd', hitPolicy: 'SOMETIMES', inputs: ['x'], outputs: ['y'], rules: [] })))).toEqual([
+      { elementId: 'd-table', message: expect.stringContaining("unknown hit policy 'SOMETIMES'") },
+    ]);
+    expect(problems(definitions(tableDecision({ id: 'd', hitPolicy: 'FIRST', aggregation: 'SUM', inputs: ['x'], outputs: ['y'], rules: [] })))).toEqual([
+      { elementId: 'd-table', message: expect.stringContaining('only allowed with hit policy COLLECT') },
+    ]);
+    expect(problems(definitions(tableDecision({ id: 'd', hitPolicy: 'COLLECT', aggregation: 'AVG', inputs: ['x'], outputs: ['y'], rules: [] })))).toEqual([
+      { elementId: 'd-table', message: expect.stringContaining("unknown aggregation 'AVG'") },
+    ]);
+    expect(problems(definitions(tableDecision({ id: 'd', hitPolicy: 'COLLECT', aggregation: 'SUM', inputs: ['x'], outputs: ['a', 'b'], rules: [] })))).toEqual([
+      { elementId: 'd-table', message: expect.stringContaining('needs a single output') },
+    ]);
   });
 
   it('requires outputValues for PRIORITY and OUTPUT ORDER, and names for several outputs', () => {
-    expect(problems(definitions(tableDecision({ id: 'd', hitPolicy: 'PRIORITY', inputs: ['x'], outputs: ['y'], rules: [] })))[0].message)
-      .toContain('ranks results by outputValues');
+    expect(problems(definitions(tableDecision({ id: 'd', hitPolicy: 'PRIORITY', inputs: ['x'], outputs: ['y'], rules: [] })))[0].message).toContain(
+      'ranks results by outputValues',
+    );
     const unnamed = definitions(tableDecision({ id: 'd', inputs: ['x'], outputs: ['a', 'b'], rules: [] }).replace('name="b"', ''));
     expect(problems(unnamed)).toEqual([{ elementId: 'd-out2', message: expect.stringContaining('needs a name on every output') }]);
   });
@@ -122,8 +138,8 @@ describe('compileDmn: problems', () => {
 
   it('reports a requirement to an unknown decision and an unknown input', () => {
     const xml = definitions(
-      literalDecision({ id: 'a', text: '1', requires: ['ghost'] })
-      + '<decision id="b" name="b"><informationRequirement><requiredInput href="#nowhere"/></informationRequirement><literalExpression><text>2</text></literalExpression></decision>',
+      literalDecision({ id: 'a', text: '1', requires: ['ghost'] }) +
+        '<decision id="b" name="b"><informationRequirement><requiredInput href="#nowhere"/></informationRequirement><literalExpression><text>2</text></literalExpression></decision>',
     );
     expect(problems(xml)).toEqual([
       { elementId: 'a', message: "decision 'a': requires unknown decision 'ghost'" },
@@ -133,10 +149,10 @@ describe('compileDmn: problems', () => {
 
   it('reports cycles in the requirement graph', () => {
     const xml = definitions(
-      literalDecision({ id: 'a', text: 'b', requires: ['b'] })
-      + literalDecision({ id: 'b', text: 'c', requires: ['c'] })
-      + literalDecision({ id: 'c', text: 'a', requires: ['a'] })
-      + literalDecision({ id: 'self', text: 'self', requires: ['self'] }),
+      literalDecision({ id: 'a', text: 'b', requires: ['b'] }) +
+        literalDecision({ id: 'b', text: 'c', requires: ['c'] }) +
+        literalDecision({ id: 'c', text: 'a', requires: ['a'] }) +
+        literalDecision({ id: 'self', text: 'self', requires: ['self'] }),
     );
     expect(problems(xml)).toEqual([
       { elementId: 'a', message: 'decision requirements form a cycle: a → b → c → a' },
@@ -146,10 +162,11 @@ describe('compileDmn: problems', () => {
 
   it('reports decisions without logic, unsupported logic, duplicate ids and non-FEEL expressions', () => {
     const xml = definitions(
-      '<decision id="empty" name="Empty"/>'
-      + '<decision id="boxed" name="Boxed"><context/></decision>'
-      + simple + simple
-      + '<decision id="js" name="JS"><literalExpression expressionLanguage="javascript"><text>1</text></literalExpression></decision>',
+      '<decision id="empty" name="Empty"/>' +
+        '<decision id="boxed" name="Boxed"><context/></decision>' +
+        simple +
+        simple +
+        '<decision id="js" name="JS"><literalExpression expressionLanguage="javascript"><text>1</text></literalExpression></decision>',
     );
     expect(problems(xml)).toEqual([
       { elementId: 'd', message: "decision id 'd' is used by more than one decision" },
@@ -161,17 +178,17 @@ describe('compileDmn: problems', () => {
 
   it('reports every problem of a document at once', () => {
     const xml = definitions(
-      tableDecision({ id: 'd', hitPolicy: 'NOPE', inputs: ['x'], outputs: ['y'], rules: [[['>>'], ['"a']]] })
-      + literalDecision({ id: 'l', text: '1', requires: ['missing'] }),
+      tableDecision({ id: 'd', hitPolicy: 'NOPE', inputs: ['x'], outputs: ['y'], rules: [[['>>'], ['"a']]] }) +
+        literalDecision({ id: 'l', text: '1', requires: ['missing'] }),
     );
     expect(problems(xml).map((p) => p.elementId)).toEqual(['l', 'd-table', 'd-r1-i1', 'd-r1-o1']);
   });
 
   it('accepts knowledge and authority requirements and ignores them', () => {
     const xml = definitions(
-      '<decision id="d" name="d"><knowledgeRequirement><requiredKnowledge href="#bkm"/></knowledgeRequirement>'
-      + '<authorityRequirement><requiredAuthority href="#ks"/></authorityRequirement><literalExpression><text>42</text></literalExpression></decision>'
-      + '<knowledgeSource id="ks" name="Book"/>',
+      '<decision id="d" name="d"><knowledgeRequirement><requiredKnowledge href="#bkm"/></knowledgeRequirement>' +
+        '<authorityRequirement><requiredAuthority href="#ks"/></authorityRequirement><literalExpression><text>42</text></literalExpression></decision>' +
+        '<knowledgeSource id="ks" name="Book"/>',
     );
     const compiled = compileDmn(xml);
     expect(compiled.ok).toBe(true);

@@ -8,9 +8,7 @@ import { parseDmn } from './parse-dmn.ts';
 import type { RawDecision } from './parse-dmn.ts';
 import { DEFAULT_MAX_BYTES, parseXml } from './parse-xml.ts';
 import { findCycles, resolveRequirements } from './requirement-graph.ts';
-import type {
-  CompileDmnOptions, CompileDmnResult, CompiledDecision, CompiledDmn, CompiledLiteralExpression, DmnProblem,
-} from './types.ts';
+import type { CompileDmnOptions, CompileDmnResult, CompiledDecision, CompiledDmn, CompiledLiteralExpression, DmnProblem } from './types.ts';
 
 export function compileDmn(xml: string, options: CompileDmnOptions = {}): CompileDmnResult {
   try {

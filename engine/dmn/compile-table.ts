@@ -8,9 +8,7 @@ import { compileExpression, compileUnaryTests } from '../feel/index.ts';
 import { parseAggregation, parseHitPolicy } from './hit-policy.ts';
 import { compileOutputValues, literalValue } from './output-values.ts';
 import type { RawDecisionTable, RawExpression } from './parse-dmn.ts';
-import type {
-  Aggregation, CompiledDecisionTable, CompiledInput, CompiledOutput, CompiledRule, DmnProblem, OutputEntry, RuleCheck,
-} from './types.ts';
+import type { Aggregation, CompiledDecisionTable, CompiledInput, CompiledOutput, CompiledRule, DmnProblem, OutputEntry, RuleCheck } from './types.ts';
 
 /** FEEL names that are not variables, so a bare one of these is not a variable read. */
 const NOT_VARIABLES = new Set(['true', 'false', 'null']);
@@ -29,11 +27,7 @@ export function languageProblem(expression: RawExpression, where: string, fallba
   };
 }
 
-export function compileDecisionTable(
-  decisionId: string,
-  raw: RawDecisionTable,
-  problems: DmnProblem[],
-): CompiledDecisionTable | undefined {
+export function compileDecisionTable(decisionId: string, raw: RawDecisionTable, problems: DmnProblem[]): CompiledDecisionTable | undefined {
   const tableId = raw.id ?? decisionId;
   const before = problems.length;
   const where = `decision '${decisionId}'`;

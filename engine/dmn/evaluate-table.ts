@@ -15,7 +15,8 @@ class Failure {
   constructor(readonly message: string) {}
 }
 
-export function evaluateTable(table: CompiledDecisionTable, context: FeelContext): TableOutcome {
+/** `scope`: the FEEL time scope every entry evaluated here draws on (see CompiledFeel.evaluate). */
+export function evaluateTable(table: CompiledDecisionTable, context: FeelContext, scope?: object): TableOutcome {
   const inputs = table.inputs;
   const values = new Array<unknown>(inputs.length);
   for (let i = 0; i < inputs.length; i++) {
@@ -33,7 +34,7 @@ export function evaluateTable(table: CompiledDecisionTable, context: FeelContext
         continue;
       }
     }
-    const evaluated = input.expression.evaluate(context);
+    const evaluated = input.expression.evaluate(context, scope);
     if (!evaluated.ok) return { ok: false, error: `input '${input.label}' (column ${i + 1}): ${evaluated.error}` };
     values[i] = evaluated.value;
   }
@@ -42,10 +43,10 @@ export function evaluateTable(table: CompiledDecisionTable, context: FeelContext
   switch (table.hitPolicy) {
     case 'FIRST':
       for (let r = 0; r < rules.length; r++) {
-        const matched = matchRule(table, rules[r], values, context);
+        const matched = matchRule(table, rules[r], values, context, scope);
         if (matched === false) continue;
         if (matched !== true) return { ok: false, error: matched.message };
-        const output = ruleOutput(table, rules[r], context);
+        const output = ruleOutput(table, rules[r], context, scope);
         if (output instanceof Failure) return { ok: false, error: output.message };
         return { ok: true, result: output, matchedRules: [rules[r].id] };
       }
@@ -55,7 +56,7 @@ export function evaluateTable(table: CompiledDecisionTable, context: FeelContext
       let found: CompiledRule | undefined;
       let overlapping: CompiledRule[] | undefined;
       for (let r = 0; r < rules.length; r++) {
-        const matched = matchRule(table, rules[r], values, context);
+        const matched = matchRule(table, rules[r], values, context, scope);
         if (matched === false) continue;
         if (matched !== true) return { ok: false, error: matched.message };
         if (found === undefined) found = rules[r];
@@ -65,7 +66,7 @@ export function evaluateTable(table: CompiledDecisionTable, context: FeelContext
         return { ok: false, error: `hit policy UNIQUE allows one matching rule, but ${overlapping.map(ruleName).join(', ')} match` };
       }
       if (found === undefined) return { ok: true, result: null, matchedRules: [] };
-      const output = ruleOutput(table, found, context);
+      const output = ruleOutput(table, found, context, scope);
       if (output instanceof Failure) return { ok: false, error: output.message };
       return { ok: true, result: output, matchedRules: [found.id] };
     }
@@ -76,12 +77,12 @@ export function evaluateTable(table: CompiledDecisionTable, context: FeelContext
       // COUNT only counts, so it need not evaluate outputs.
       const needOutputs = table.aggregation !== 'COUNT';
       for (let r = 0; r < rules.length; r++) {
-        const matched = matchRule(table, rules[r], values, context);
+        const matched = matchRule(table, rules[r], values, context, scope);
         if (matched === false) continue;
         if (matched !== true) return { ok: false, error: matched.message };
         matchedRules.push(rules[r]);
         if (needOutputs) {
-          const output = ruleOutput(table, rules[r], context);
+          const output = ruleOutput(table, rules[r], context, scope);
           if (output instanceof Failure) return { ok: false, error: output.message };
           outputs.push(output);
         }
@@ -91,7 +92,7 @@ export function evaluateTable(table: CompiledDecisionTable, context: FeelContext
   }
 }
 
-function matchRule(table: CompiledDecisionTable, rule: CompiledRule, values: unknown[], context: FeelContext): boolean | Failure {
+function matchRule(table: CompiledDecisionTable, rule: CompiledRule, values: unknown[], context: FeelContext, scope: object | undefined): boolean | Failure {
   const checks = rule.checks;
   for (let i = 0; i < checks.length; i++) {
     const check = checks[i];
@@ -102,7 +103,7 @@ function matchRule(table: CompiledDecisionTable, rule: CompiledRule, values: unk
       if (value !== check.value) return false;
       continue;
     }
-    const tested = check.tests.test(value, context);
+    const tested = check.tests.test(value, context, scope);
     if (!tested.ok) {
       const input = table.inputs[check.input];
       return new Failure(`${ruleName(rule)}, input '${input.label}' (column ${check.input + 1}): ${tested.error}`);
@@ -112,22 +113,22 @@ function matchRule(table: CompiledDecisionTable, rule: CompiledRule, values: unk
   return true;
 }
 
-function ruleOutput(table: CompiledDecisionTable, rule: CompiledRule, context: FeelContext): unknown {
+function ruleOutput(table: CompiledDecisionTable, rule: CompiledRule, context: FeelContext, scope: object | undefined): unknown {
   const entries = rule.outputs;
-  if (entries.length === 1) return outputValue(table, rule, 0, context);
+  if (entries.length === 1) return outputValue(table, rule, 0, context, scope);
   const result: Record<string, unknown> = {};
   for (let i = 0; i < entries.length; i++) {
-    const value = outputValue(table, rule, i, context);
+    const value = outputValue(table, rule, i, context, scope);
     if (value instanceof Failure) return value;
     setKey(result, table.outputs[i].name as string, value);
   }
   return result;
 }
 
-function outputValue(table: CompiledDecisionTable, rule: CompiledRule, column: number, context: FeelContext): unknown {
+function outputValue(table: CompiledDecisionTable, rule: CompiledRule, column: number, context: FeelContext, scope: object | undefined): unknown {
   const entry = rule.outputs[column];
   if (entry.expression === undefined) return entry.value;
-  const evaluated = entry.expression.evaluate(context);
+  const evaluated = entry.expression.evaluate(context, scope);
   if (evaluated.ok) return evaluated.value;
   return new Failure(`${ruleName(rule)}, output '${table.outputs[column].label}' (column ${column + 1}): ${evaluated.error}`);
 }

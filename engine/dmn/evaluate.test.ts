@@ -33,7 +33,11 @@ describe('hit policy UNIQUE', () => {
     id: 'u',
     inputs: ['color'],
     outputs: ['kind'],
-    rules: [[['"red"'], ['"stop"']], [['"green"'], ['"go"']], [['"red","amber"'], ['"careful"']]],
+    rules: [
+      [['"red"'], ['"stop"']],
+      [['"green"'], ['"go"']],
+      [['"red","amber"'], ['"careful"']],
+    ],
   });
 
   it('returns the single matching rule and names it', () => {
@@ -59,7 +63,20 @@ describe('hit policy UNIQUE', () => {
   });
 
   it('is the default when hitPolicy is absent, also in DMN 1.1', () => {
-    const dmn11 = compile(definitions(tableDecision({ id: 'u', inputs: ['x'], outputs: ['y'], rules: [[['1'], ['"a"']], [['1'], ['"b"']]] }), DMN11));
+    const dmn11 = compile(
+      definitions(
+        tableDecision({
+          id: 'u',
+          inputs: ['x'],
+          outputs: ['y'],
+          rules: [
+            [['1'], ['"a"']],
+            [['1'], ['"b"']],
+          ],
+        }),
+        DMN11,
+      ),
+    );
     expect(evaluateDecision(dmn11, 'u', { x: 1 }).ok).toBe(false);
   });
 });
@@ -110,7 +127,10 @@ describe('hit policy PRIORITY', () => {
       id: 'p2',
       hitPolicy: 'PRIORITY',
       inputs: ['x'],
-      outputs: [{ name: 'grade', values: '"A","B"' }, { name: 'note', values: '"gold","silver","bronze"' }],
+      outputs: [
+        { name: 'grade', values: '"A","B"' },
+        { name: 'note', values: '"gold","silver","bronze"' },
+      ],
       rules: [
         [['> 0'], ['"B"', '"gold"']],
         [['> 0'], ['"A"', '"bronze"']],
@@ -159,7 +179,12 @@ describe('hit policy COLLECT', () => {
     aggregation,
     inputs: ['score'],
     outputs: ['points'],
-    rules: [[['> 0'], ['10']], [['> 10'], ['5']], [['> 5'], ['2']], [['> 10'], ['']]],
+    rules: [
+      [['> 0'], ['10']],
+      [['> 10'], ['5']],
+      [['> 5'], ['2']],
+      [['> 10'], ['']],
+    ],
   });
 
   it('without aggregation lists the outputs in rule order, an empty entry as null', () => {
@@ -190,7 +215,17 @@ describe('hit policy COLLECT', () => {
   });
 
   it('MIN and MAX also order strings', () => {
-    const model = table({ id: 's', hitPolicy: 'COLLECT', aggregation: 'MAX', inputs: ['x'], outputs: ['n'], rules: [[['-'], ['"apple"']], [['-'], ['"pear"']]] });
+    const model = table({
+      id: 's',
+      hitPolicy: 'COLLECT',
+      aggregation: 'MAX',
+      inputs: ['x'],
+      outputs: ['n'],
+      rules: [
+        [['-'], ['"apple"']],
+        [['-'], ['"pear"']],
+      ],
+    });
     expect(result(model, 's', { x: 1 })).toBe('pear');
   });
 
@@ -202,7 +237,17 @@ describe('hit policy COLLECT', () => {
   });
 
   it('SUM over a non-number fails naming the rule', () => {
-    const model = table({ id: 's', hitPolicy: 'COLLECT', aggregation: 'SUM', inputs: ['x'], outputs: ['n'], rules: [[['-'], ['1']], [['-'], ['"two"']]] });
+    const model = table({
+      id: 's',
+      hitPolicy: 'COLLECT',
+      aggregation: 'SUM',
+      inputs: ['x'],
+      outputs: ['n'],
+      rules: [
+        [['-'], ['1']],
+        [['-'], ['"two"']],
+      ],
+    });
     const evaluated = evaluateDecision(model, 's', { x: 1 });
     expect(evaluated.ok).toBe(false);
     if (!evaluated.ok) expect(evaluated.error).toContain("rule 's-r2' (#2)");
@@ -238,7 +283,11 @@ describe('hit policies RULE ORDER and OUTPUT ORDER', () => {
       hitPolicy: 'OUTPUT ORDER',
       inputs: ['x'],
       outputs: [{ name: 'n', values: '> 100, [10..100], < 10' }],
-      rules: [[['-'], ['5']], [['-'], ['500']], [['-'], ['50']]],
+      rules: [
+        [['-'], ['5']],
+        [['-'], ['500']],
+        [['-'], ['50']],
+      ],
     });
     expect(result(model, 'o', { x: 1 })).toEqual([500, 50, 5]);
   });
@@ -252,9 +301,18 @@ describe('decision tables', () => {
       inputs: ['amount', 'country'],
       outputs: ['approved', 'reason'],
       rules: [
-        [['> 1000', '-'], ['false', '"too much"']],
-        [['-', 'not("DE","FR")'], ['false', '']],
-        [['-', '-'], ['true', '"ok: " + country']],
+        [
+          ['> 1000', '-'],
+          ['false', '"too much"'],
+        ],
+        [
+          ['-', 'not("DE","FR")'],
+          ['false', ''],
+        ],
+        [
+          ['-', '-'],
+          ['true', '"ok: " + country'],
+        ],
       ],
     });
     expect(result(model, 'm', { amount: 5000, country: 'DE' })).toEqual({ approved: false, reason: 'too much' });
@@ -268,9 +326,15 @@ describe('decision tables', () => {
       hitPolicy: 'COLLECT',
       inputs: ['x'],
       outputs: ['a', 'b'],
-      rules: [[['> 1'], ['1', '"one"']], [['> 2'], ['2', '"two"']]],
+      rules: [
+        [['> 1'], ['1', '"one"']],
+        [['> 2'], ['2', '"two"']],
+      ],
     });
-    expect(result(model, 'm', { x: 5 })).toEqual([{ a: 1, b: 'one' }, { a: 2, b: 'two' }]);
+    expect(result(model, 'm', { x: 5 })).toEqual([
+      { a: 1, b: 'one' },
+      { a: 2, b: 'two' },
+    ]);
   });
 
   it('supports ?, ranges, lists, negation and expressions over variables in input entries', () => {
@@ -297,14 +361,26 @@ describe('decision tables', () => {
       hitPolicy: 'FIRST',
       inputs: ['order.total * 2', 'count(order.items)'],
       outputs: ['r'],
-      rules: [[['> 100', '>= 2'], ['order.total - 10']], [['-', '-'], ['{total: order.total}']]],
+      rules: [
+        [['> 100', '>= 2'], ['order.total - 10']],
+        [['-', '-'], ['{total: order.total}']],
+      ],
     });
     expect(result(model, 'e', { order: { total: 60, items: ['a', 'b'] } })).toBe(50);
     expect(result(model, 'e', { order: { total: 10, items: [] } })).toEqual({ total: 10 });
   });
 
   it('treats a value of another type as no match', () => {
-    const model = table({ id: 'l', hitPolicy: 'FIRST', inputs: ['x'], outputs: ['r'], rules: [[['"5"'], ['"string"']], [['5'], ['"number"']]] });
+    const model = table({
+      id: 'l',
+      hitPolicy: 'FIRST',
+      inputs: ['x'],
+      outputs: ['r'],
+      rules: [
+        [['"5"'], ['"string"']],
+        [['5'], ['"number"']],
+      ],
+    });
     expect(result(model, 'l', { x: 5 })).toBe('number');
     expect(result(model, 'l', { x: '5' })).toBe('string');
     expect(result(model, 'l', { x: true })).toBeNull();
@@ -312,7 +388,12 @@ describe('decision tables', () => {
 
   it('fails naming the decision, input and reason when FEEL fails on an input expression', () => {
     const model = table({ id: 'x', inputs: ['boom + 1'], outputs: ['r'], rules: [[['-'], ['1']]] });
-    const variables = Object.defineProperty({}, 'boom', { enumerable: true, get: () => { throw new Error('kaput'); } });
+    const variables = Object.defineProperty({}, 'boom', {
+      enumerable: true,
+      get: () => {
+        throw new Error('kaput');
+      },
+    });
     const evaluated = evaluateDecision(model, 'x', variables);
     expect(evaluated).toMatchObject({ ok: false, decisionId: 'x' });
     if (evaluated.ok) return;
@@ -323,7 +404,15 @@ describe('decision tables', () => {
 
   it('fails naming the rule and column when FEEL fails on an input entry', () => {
     // Parses, but feelin cannot build the nested range when it runs.
-    const model = table({ id: 'x', inputs: ['n'], outputs: ['r'], rules: [[['-'], ['0']], [['> > 2'], ['1']]] });
+    const model = table({
+      id: 'x',
+      inputs: ['n'],
+      outputs: ['r'],
+      rules: [
+        [['-'], ['0']],
+        [['> > 2'], ['1']],
+      ],
+    });
     const evaluated = evaluateDecision(model, 'x', { n: 5 });
     expect(evaluated).toMatchObject({ ok: false, decisionId: 'x' });
     if (evaluated.ok) return;
@@ -350,28 +439,36 @@ describe('literal expressions', () => {
 });
 
 describe('decision requirement graphs', () => {
-  const drg = compile(definitions(
-    tableDecision({
-      id: 'risk',
-      name: 'Risk Level',
-      hitPolicy: 'FIRST',
-      inputs: ['age'],
-      outputs: ['level'],
-      rules: [[['< 25'], ['"high"']], [['-'], ['"low"']]],
-    })
-    + literalDecision({ id: 'base', name: 'Base Premium', text: 'cars * 100', variable: 'Base Premium' })
-    // Reads the required decisions by name (DMN), by id (Camunda 8) and by output name (Camunda 7).
-    + tableDecision({
-      id: 'premium',
-      name: 'Premium',
-      hitPolicy: 'FIRST',
-      inputs: ['Risk Level', 'risk', 'level', 'Base Premium'],
-      outputs: ['premium'],
-      rules: [[['"high"', '"high"', '"high"', '-'], ['Base Premium * 2']], [['-', '-', '-', '-'], ['Base Premium']]],
-      requires: ['risk', 'base'],
-    })
-    + literalDecision({ id: 'quote', name: 'Quote', text: '"Premium: " + string(Premium) + " (" + Risk Level + ")"', requires: ['premium', 'risk'] }),
-  ));
+  const drg = compile(
+    definitions(
+      tableDecision({
+        id: 'risk',
+        name: 'Risk Level',
+        hitPolicy: 'FIRST',
+        inputs: ['age'],
+        outputs: ['level'],
+        rules: [
+          [['< 25'], ['"high"']],
+          [['-'], ['"low"']],
+        ],
+      }) +
+        literalDecision({ id: 'base', name: 'Base Premium', text: 'cars * 100', variable: 'Base Premium' }) +
+        // Reads the required decisions by name (DMN), by id (Camunda 8) and by output name (Camunda 7).
+        tableDecision({
+          id: 'premium',
+          name: 'Premium',
+          hitPolicy: 'FIRST',
+          inputs: ['Risk Level', 'risk', 'level', 'Base Premium'],
+          outputs: ['premium'],
+          rules: [
+            [['"high"', '"high"', '"high"', '-'], ['Base Premium * 2']],
+            [['-', '-', '-', '-'], ['Base Premium']],
+          ],
+          requires: ['risk', 'base'],
+        }) +
+        literalDecision({ id: 'quote', name: 'Quote', text: '"Premium: " + string(Premium) + " (" + Risk Level + ")"', requires: ['premium', 'risk'] }),
+    ),
+  );
 
   it('lists its decisions', () => {
     expect(drg.decisions).toEqual([
@@ -404,10 +501,19 @@ describe('decision requirement graphs', () => {
   });
 
   it('reports the failing required decision', () => {
-    const failing = compile(definitions(
-      tableDecision({ id: 'inner', inputs: ['x'], outputs: ['y'], rules: [[['-'], ['1']], [['-'], ['2']]] })
-      + literalDecision({ id: 'outer', text: 'inner + 1', requires: ['inner'] }),
-    ));
+    const failing = compile(
+      definitions(
+        tableDecision({
+          id: 'inner',
+          inputs: ['x'],
+          outputs: ['y'],
+          rules: [
+            [['-'], ['1']],
+            [['-'], ['2']],
+          ],
+        }) + literalDecision({ id: 'outer', text: 'inner + 1', requires: ['inner'] }),
+      ),
+    );
     expect(evaluateDecision(failing, 'outer', { x: 1 })).toMatchObject({ ok: false, decisionId: 'inner' });
   });
 

@@ -10,23 +10,29 @@
 //      Camunda 7 DMN 1.1 models rely on this.
 //   2. Camunda 8 style, by decision id.
 //   3. DMN style, by decision name (the spec's rule, so it wins).
-import type { FeelContext } from '../feel/index.ts';
+import { ambientFeelScope, type FeelContext } from '../feel/index.ts';
 import { planFor } from './requirement-graph.ts';
 import { evaluateTable } from './evaluate-table.ts';
 import type { TableOutcome } from './hit-policy.ts';
 import { setKey } from './values.ts';
 import type { CompiledDecision, CompiledDmn, EvaluateDecisionResult, EvaluatedDecision } from './types.ts';
 
-export function evaluateDecision(model: CompiledDmn, decisionId: string, variables: Record<string, unknown>): EvaluateDecisionResult {
+/**
+ * Evaluates `decisionId` and the decisions it requires. Their FEEL shares
+ * one time allowance (FEEL_LIMITS.scopeMs): that of `scope` when given, else
+ * that of the scope lent by inFeelScope (the engine command a business-rule
+ * task runs in), else one of its own.
+ */
+export function evaluateDecision(model: CompiledDmn, decisionId: string, variables: Record<string, unknown>, scope?: object): EvaluateDecisionResult {
   try {
-    return evaluatePlan(model, decisionId, variables);
+    return evaluatePlan(model, decisionId, variables, scope ?? ambientFeelScope() ?? {});
   } catch (err) {
     // Defensive: e.g. a throwing getter in the caller's variables.
     return { ok: false, error: `internal error while evaluating decision '${decisionId}': ${err instanceof Error ? err.message : String(err)}`, decisionId };
   }
 }
 
-function evaluatePlan(model: CompiledDmn, decisionId: string, variables: Record<string, unknown>): EvaluateDecisionResult {
+function evaluatePlan(model: CompiledDmn, decisionId: string, variables: Record<string, unknown>, scope: object): EvaluateDecisionResult {
   const target = model?.decisionsById?.get(decisionId);
   if (target === undefined) {
     const known = model?.decisions?.map((d) => `'${d.id}'`).join(', ') ?? '';
@@ -46,7 +52,7 @@ function evaluatePlan(model: CompiledDmn, decisionId: string, variables: Record<
       context = { ...variables };
       for (const r of requires) expose(context, steps[r].decision, results[r]);
     }
-    const outcome = evaluateLogic(decision, context);
+    const outcome = evaluateLogic(decision, context, scope);
     if (!outcome.ok) return { ok: false, error: `decision '${decision.id}' (${decision.name}): ${outcome.error}`, decisionId: decision.id };
     results[s] = outcome.result;
     evaluated.push({ decisionId: decision.id, result: outcome.result, matchedRules: outcome.matchedRules });
@@ -54,10 +60,10 @@ function evaluatePlan(model: CompiledDmn, decisionId: string, variables: Record<
   return { ok: true, result: results[steps.length - 1], evaluated };
 }
 
-function evaluateLogic(decision: CompiledDecision, context: FeelContext): TableOutcome {
+function evaluateLogic(decision: CompiledDecision, context: FeelContext, scope: object): TableOutcome {
   const logic = decision.logic;
-  if (logic.kind === 'decisionTable') return evaluateTable(logic, context);
-  const evaluated = logic.expression.evaluate(context);
+  if (logic.kind === 'decisionTable') return evaluateTable(logic, context, scope);
+  const evaluated = logic.expression.evaluate(context, scope);
   if (!evaluated.ok) return { ok: false, error: `literalExpression: ${evaluated.error}` };
   return { ok: true, result: evaluated.value, matchedRules: [] };
 }
@@ -74,7 +80,11 @@ function expose(context: Record<string, unknown>, decision: CompiledDecision, re
       } else {
         for (const output of logic.outputs) {
           const name = output.name as string;
-          setKey(context, name, list.map((entry) => (entry as Record<string, unknown>)[name]));
+          setKey(
+            context,
+            name,
+            list.map((entry) => (entry as Record<string, unknown>)[name]),
+          );
         }
       }
     }

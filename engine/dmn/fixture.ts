@@ -25,9 +25,7 @@ export function escapeXml(text: string): string {
 }
 
 function requirements(requires: string[] | undefined): string {
-  return (requires ?? [])
-    .map((id) => `<informationRequirement><requiredDecision href="#${id}"/></informationRequirement>`)
-    .join('');
+  return (requires ?? []).map((id) => `<informationRequirement><requiredDecision href="#${id}"/></informationRequirement>`).join('');
 }
 
 export function tableDecision(spec: TableSpec): string {
@@ -51,14 +49,18 @@ export function tableDecision(spec: TableSpec): string {
       return `<rule id="${id}">${inputEntries}${outputEntries}</rule>`;
     })
     .join('');
-  return `<decision id="${spec.id}" name="${spec.name ?? spec.id}">${requirements(spec.requires)}`
-    + `<decisionTable id="${spec.id}-table"${policy}${aggregation}>${inputs}${outputs}${rules}</decisionTable></decision>`;
+  return (
+    `<decision id="${spec.id}" name="${spec.name ?? spec.id}">${requirements(spec.requires)}` +
+    `<decisionTable id="${spec.id}-table"${policy}${aggregation}>${inputs}${outputs}${rules}</decisionTable></decision>`
+  );
 }
 
 export function literalDecision(spec: { id: string; name?: string; text: string; variable?: string; requires?: string[] }): string {
   const variable = spec.variable === undefined ? '' : `<variable name="${spec.variable}"/>`;
-  return `<decision id="${spec.id}" name="${spec.name ?? spec.id}">${variable}${requirements(spec.requires)}`
-    + `<literalExpression id="${spec.id}-expr"><text>${escapeXml(spec.text)}</text></literalExpression></decision>`;
+  return (
+    `<decision id="${spec.id}" name="${spec.name ?? spec.id}">${variable}${requirements(spec.requires)}` +
+    `<literalExpression id="${spec.id}-expr"><text>${escapeXml(spec.text)}</text></literalExpression></decision>`
+  );
 }
 
 export function definitions(body: string, namespace: string = DMN13): string {

@@ -13,7 +13,10 @@ const AGGREGATIONS: readonly Aggregation[] = ['SUM', 'MIN', 'MAX', 'COUNT'];
 /** DMN 1.1–1.3 spell these identically; absent means UNIQUE. Undefined = unknown. */
 export function parseHitPolicy(raw: string | undefined): HitPolicy | undefined {
   if (raw === undefined) return 'UNIQUE';
-  const normalised = raw.trim().replace(/[\s_]+/g, ' ').toUpperCase();
+  const normalised = raw
+    .trim()
+    .replace(/[\s_]+/g, ' ')
+    .toUpperCase();
   return HIT_POLICIES.find((p) => p === normalised);
 }
 

@@ -5,12 +5,4 @@
 // goes through engine/feel. Neither function throws.
 export { compileDmn } from './compile-dmn.ts';
 export { evaluateDecision } from './evaluate.ts';
-export type {
-  CompileDmnOptions,
-  CompileDmnResult,
-  CompiledDmn,
-  DmnDecisionInfo,
-  DmnProblem,
-  EvaluateDecisionResult,
-  EvaluatedDecision,
-} from './types.ts';
+export type { CompileDmnOptions, CompileDmnResult, CompiledDmn, DmnDecisionInfo, DmnProblem, EvaluateDecisionResult, EvaluatedDecision } from './types.ts';

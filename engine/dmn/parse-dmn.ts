@@ -13,9 +13,7 @@ const DMN_NAMESPACES: ReadonlyMap<string, DmnVersion> = new Map([
 ]);
 
 /** Boxed expressions DMN allows as decision logic that this engine does not evaluate. */
-const UNSUPPORTED_LOGIC = new Set([
-  'context', 'invocation', 'relation', 'list', 'functionDefinition', 'conditional', 'filter', 'for', 'every', 'some',
-]);
+const UNSUPPORTED_LOGIC = new Set(['context', 'invocation', 'relation', 'list', 'functionDefinition', 'conditional', 'filter', 'for', 'every', 'some']);
 
 export interface RawDefinitions {
   readonly id: string | undefined;
@@ -83,32 +81,34 @@ export type ParseDmnResult = { ok: true; definitions: RawDefinitions } | { ok: f
 
 export function parseDmn(root: XmlElement): ParseDmnResult {
   const version = DMN_NAMESPACES.get(root.ns);
-  if (version === undefined || root.localName !== 'definitions') {
-    const found = root.ns === '' ? `<${root.localName}> without a namespace` : `<${root.localName}> in namespace '${root.ns}'`;
+  if (version === undefined || root.local !== 'definitions') {
+    const found = root.ns === '' ? `<${root.local}> without a namespace` : `<${root.local}> in namespace '${root.ns}'`;
     return {
       ok: false,
-      problems: [{
-        message: `not a DMN document: expected a <definitions> root in a DMN 1.1, 1.2 or 1.3 namespace (${[...DMN_NAMESPACES.keys()].join(', ')}), found ${found}`,
-      }],
+      problems: [
+        {
+          message: `not a DMN document: expected a <definitions> root in a DMN 1.1, 1.2 or 1.3 namespace (${[...DMN_NAMESPACES.keys()].join(', ')}), found ${found}`,
+        },
+      ],
     };
   }
   const reader = new DmnReader(root.ns);
-  const language = root.attrs.get('expressionLanguage');
+  const language = root.attrs.expressionLanguage;
   const decisions: RawDecision[] = [];
   const inputData = new Map<string, string>();
   for (const child of reader.children(root)) {
-    if (child.localName === 'decision') decisions.push(reader.decision(child, language));
-    else if (child.localName === 'inputData') {
-      const id = child.attrs.get('id');
-      if (id !== undefined) inputData.set(id, child.attrs.get('name') ?? id);
+    if (child.local === 'decision') decisions.push(reader.decision(child, language));
+    else if (child.local === 'inputData') {
+      const id = child.attrs.id;
+      if (id !== undefined) inputData.set(id, child.attrs.name ?? id);
     }
   }
   return {
     ok: true,
     definitions: {
-      id: root.attrs.get('id'),
-      name: root.attrs.get('name'),
-      namespace: root.attrs.get('namespace'),
+      id: root.attrs.id,
+      name: root.attrs.name,
+      namespace: root.attrs.namespace,
       version,
       decisions,
       inputData,
@@ -120,24 +120,24 @@ class DmnReader {
   constructor(private readonly ns: string) {}
 
   children(element: XmlElement, localName?: string): XmlElement[] {
-    return element.children.filter((c) => c.ns === this.ns && (localName === undefined || c.localName === localName));
+    return element.children.filter((c) => c.ns === this.ns && (localName === undefined || c.local === localName));
   }
 
   child(element: XmlElement, localName: string): XmlElement | undefined {
-    return element.children.find((c) => c.ns === this.ns && c.localName === localName);
+    return element.children.find((c) => c.ns === this.ns && c.local === localName);
   }
 
   decision(element: XmlElement, language: string | undefined): RawDecision {
     const requiredDecisions: string[] = [];
     const requiredInputs: string[] = [];
     for (const requirement of this.children(element, 'informationRequirement')) {
-      for (const ref of this.children(requirement, 'requiredDecision')) requiredDecisions.push(ref.attrs.get('href') ?? '');
-      for (const ref of this.children(requirement, 'requiredInput')) requiredInputs.push(ref.attrs.get('href') ?? '');
+      for (const ref of this.children(requirement, 'requiredDecision')) requiredDecisions.push(ref.attrs.href ?? '');
+      for (const ref of this.children(requirement, 'requiredInput')) requiredInputs.push(ref.attrs.href ?? '');
     }
     // knowledgeRequirement / authorityRequirement document the model; they do not feed evaluation.
     return {
-      id: element.attrs.get('id'),
-      name: element.attrs.get('name'),
+      id: element.attrs.id,
+      name: element.attrs.name,
       requiredDecisions,
       requiredInputs,
       logic: this.logic(element, language),
@@ -146,15 +146,15 @@ class DmnReader {
 
   private logic(decision: XmlElement, language: string | undefined): RawDecision['logic'] {
     for (const child of this.children(decision)) {
-      if (child.localName === 'decisionTable') return this.decisionTable(child, language);
-      if (child.localName === 'literalExpression') {
+      if (child.local === 'decisionTable') return this.decisionTable(child, language);
+      if (child.local === 'literalExpression') {
         return {
           kind: 'literalExpression',
           expression: this.expression(child, language),
-          variableName: this.child(decision, 'variable')?.attrs.get('name'),
+          variableName: this.child(decision, 'variable')?.attrs.name,
         };
       }
-      if (UNSUPPORTED_LOGIC.has(child.localName)) return { kind: 'unsupported', element: child.localName };
+      if (UNSUPPORTED_LOGIC.has(child.local)) return { kind: 'unsupported', element: child.local };
     }
     return { kind: 'missing' };
   }
@@ -163,30 +163,30 @@ class DmnReader {
     const inputs = this.children(table, 'input').map((input): RawInput => {
       const expression = this.child(input, 'inputExpression');
       return {
-        id: input.attrs.get('id'),
-        label: input.attrs.get('label'),
+        id: input.attrs.id,
+        label: input.attrs.label,
         expression: expression && this.expression(expression, language),
       };
     });
     const outputs = this.children(table, 'output').map((output): RawOutput => {
       const values = this.child(output, 'outputValues');
       return {
-        id: output.attrs.get('id'),
-        label: output.attrs.get('label'),
-        name: output.attrs.get('name'),
+        id: output.attrs.id,
+        label: output.attrs.label,
+        name: output.attrs.name,
         outputValues: values && this.expression(values, language),
       };
     });
     const rules = this.children(table, 'rule').map((rule): RawRule => ({
-      id: rule.attrs.get('id'),
+      id: rule.attrs.id,
       inputEntries: this.children(rule, 'inputEntry').map((e) => this.expression(e, language)),
       outputEntries: this.children(rule, 'outputEntry').map((e) => this.expression(e, language)),
     }));
     return {
       kind: 'decisionTable',
-      id: table.attrs.get('id'),
-      hitPolicy: table.attrs.get('hitPolicy'),
-      aggregation: table.attrs.get('aggregation'),
+      id: table.attrs.id,
+      hitPolicy: table.attrs.hitPolicy,
+      aggregation: table.attrs.aggregation,
       inputs,
       outputs,
       rules,
@@ -196,9 +196,9 @@ class DmnReader {
   private expression(element: XmlElement, inherited: string | undefined): RawExpression {
     const text = this.child(element, 'text');
     return {
-      id: element.attrs.get('id'),
+      id: element.attrs.id,
       text: text?.text,
-      language: element.attrs.get('expressionLanguage') ?? inherited,
+      language: element.attrs.expressionLanguage ?? inherited,
     };
   }
 }

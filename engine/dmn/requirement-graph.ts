@@ -25,9 +25,10 @@ export function resolveRequirements(
       if (target === undefined || !known.has(target)) {
         problems.push({
           elementId: decision.id,
-          message: target === undefined
-            ? `decision '${decision.id}': requiredDecision href '${href}' does not point to a decision in this document (expected '#<id>'; imports are not supported)`
-            : `decision '${decision.id}': requires unknown decision '${target}'`,
+          message:
+            target === undefined
+              ? `decision '${decision.id}': requiredDecision href '${href}' does not point to a decision in this document (expected '#<id>'; imports are not supported)`
+              : `decision '${decision.id}': requires unknown decision '${target}'`,
         });
       } else if (!required.includes(target)) {
         required.push(target);

@@ -8,7 +8,11 @@ import { describe, expect, it } from 'vitest';
 import { compileDmn, evaluateDecision } from './index.ts';
 
 const directory = fileURLToPath(new URL('../../../shared/dmn/', import.meta.url));
-const files = existsSync(directory) ? readdirSync(directory).filter((f) => f.endsWith('.dmn')).sort() : [];
+const files = existsSync(directory)
+  ? readdirSync(directory)
+      .filter((f) => f.endsWith('.dmn'))
+      .sort()
+  : [];
 
 interface Case {
   decision: string;
@@ -27,9 +31,7 @@ interface FailingCase {
   error: string[];
 }
 
-type Expectation =
-  | { decisions: string[]; cases: Case[]; failures?: FailingCase[] }
-  | { problems: { elementId: string; message: string }[] };
+type Expectation = { decisions: string[]; cases: Case[]; failures?: FailingCase[] } | { problems: { elementId: string; message: string }[] };
 
 const expectations: Record<string, Expectation> = {
   // UNIQUE (default) over ten string literals.
@@ -37,8 +39,18 @@ const expectations: Record<string, Expectation> = {
     decisions: ['benchmark-decision-2x10'],
     cases: [
       { decision: 'benchmark-decision-2x10', variables: { listItem: 'a' }, result: 'yes', matchedRules: ['DecisionRule_1fbcxga'] },
-      { decision: 'benchmark-decision-2x10', variables: { listItem: 'c' }, result: 'hey - Camunda starts with a c :-) ', matchedRules: ['DecisionRule_1blpajz'] },
-      { decision: 'benchmark-decision-2x10', variables: { listItem: 'j' }, result: 'also great if you need a  nested for each loop', matchedRules: ['DecisionRule_0p1t4rh'] },
+      {
+        decision: 'benchmark-decision-2x10',
+        variables: { listItem: 'c' },
+        result: 'hey - Camunda starts with a c :-) ',
+        matchedRules: ['DecisionRule_1blpajz'],
+      },
+      {
+        decision: 'benchmark-decision-2x10',
+        variables: { listItem: 'j' },
+        result: 'also great if you need a  nested for each loop',
+        matchedRules: ['DecisionRule_0p1t4rh'],
+      },
       { decision: 'benchmark-decision-2x10', variables: { listItem: 'z' }, result: null, matchedRules: [] },
     ],
   },
@@ -48,11 +60,36 @@ const expectations: Record<string, Expectation> = {
   'bench-event-classification.dmn': {
     decisions: ['decision-classify-event'],
     cases: [
-      { decision: 'decision-classify-event', variables: { metric_value: 'High priority', severity_ordinal: '95' }, result: 'High priority', matchedRules: ['DecisionRule_1304bl5'] },
-      { decision: 'decision-classify-event', variables: { metric_value: 'High priority', severity_ordinal: '90' }, result: 'Low priority', matchedRules: ['DecisionRule_0m9thg1'] },
-      { decision: 'decision-classify-event', variables: { metric_value: 'Low priority', severity_ordinal: '30' }, result: 'High priority', matchedRules: ['DecisionRule_0twex84'] },
-      { decision: 'decision-classify-event', variables: { metric_value: 'Low priority', severity_ordinal: '25' }, result: 'Low priority', matchedRules: ['DecisionRule_1noomxr'] },
-      { decision: 'decision-classify-event', variables: { metric_value: 'Ignore', severity_ordinal: '5' }, result: 'Ignore', matchedRules: ['DecisionRule_16cpqrp'] },
+      {
+        decision: 'decision-classify-event',
+        variables: { metric_value: 'High priority', severity_ordinal: '95' },
+        result: 'High priority',
+        matchedRules: ['DecisionRule_1304bl5'],
+      },
+      {
+        decision: 'decision-classify-event',
+        variables: { metric_value: 'High priority', severity_ordinal: '90' },
+        result: 'Low priority',
+        matchedRules: ['DecisionRule_0m9thg1'],
+      },
+      {
+        decision: 'decision-classify-event',
+        variables: { metric_value: 'Low priority', severity_ordinal: '30' },
+        result: 'High priority',
+        matchedRules: ['DecisionRule_0twex84'],
+      },
+      {
+        decision: 'decision-classify-event',
+        variables: { metric_value: 'Low priority', severity_ordinal: '25' },
+        result: 'Low priority',
+        matchedRules: ['DecisionRule_1noomxr'],
+      },
+      {
+        decision: 'decision-classify-event',
+        variables: { metric_value: 'Ignore', severity_ordinal: '5' },
+        result: 'Ignore',
+        matchedRules: ['DecisionRule_16cpqrp'],
+      },
       { decision: 'decision-classify-event', variables: { metric_value: 'Further Verification', severity_ordinal: '50' }, result: null },
     ],
   },
@@ -76,7 +113,12 @@ const expectations: Record<string, Expectation> = {
         evaluated: ['dish', 'beverages'],
       },
       // 12 guests in Fall → Stew → Guiness; no children.
-      { decision: 'beverages', variables: { season: 'Fall', guestCount: 12, guestsWithChildren: false }, result: ['Guiness', 'Water'], evaluated: ['dish', 'beverages'] },
+      {
+        decision: 'beverages',
+        variables: { season: 'Fall', guestCount: 12, guestsWithChildren: false },
+        result: ['Guiness', 'Water'],
+        evaluated: ['dish', 'beverages'],
+      },
       // Summer → the salad, listed in the Pinot Noir rule.
       { decision: 'beverages', variables: { season: 'Summer', guestCount: 2, guestsWithChildren: false }, result: ['Pinot Noir', 'Water'] },
     ],
@@ -100,9 +142,7 @@ const expectations: Record<string, Expectation> = {
       { decision: 'discount', variables: { customer: 'Private', orderSize: 100 }, result: 0.05, matchedRules: ['row-958866071-3'] },
       { decision: 'discount', variables: { customer: 'Other', orderSize: 1 }, result: null },
     ],
-    failures: [
-      { decision: 'discount', variables: { customer: 'Business', orderSize: 9 }, error: ['UNIQUE', "'row-958866071-1'", "'row-958866071-2'"] },
-    ],
+    failures: [{ decision: 'discount', variables: { customer: 'Business', orderSize: 9 }, error: ['UNIQUE', "'row-958866071-1'", "'row-958866071-2'"] }],
   },
 
   // COLLECT SUM (DMN 1.1): 22 for everyone, +5 under 18, +5 from 60, +5 from 30
@@ -110,7 +150,12 @@ const expectations: Record<string, Expectation> = {
   'dmnscala-holidays-collect-sum.dmn': {
     decisions: ['holidays'],
     cases: [
-      { decision: 'holidays', variables: { age: 58, yearsOfService: 31 }, result: 30, matchedRules: ['row-723033347-18', 'row-723033347-21', 'row-723033347-24'] },
+      {
+        decision: 'holidays',
+        variables: { age: 58, yearsOfService: 31 },
+        result: 30,
+        matchedRules: ['row-723033347-18', 'row-723033347-21', 'row-723033347-24'],
+      },
       { decision: 'holidays', variables: { age: 16, yearsOfService: 1 }, result: 27 },
       { decision: 'holidays', variables: { age: 65, yearsOfService: 20 }, result: 30 },
       { decision: 'holidays', variables: { age: 25, yearsOfService: 20 }, result: 24 },
@@ -123,10 +168,20 @@ const expectations: Record<string, Expectation> = {
     decisions: ['holidays'],
     cases: [
       // rule 18 (22), rule 20 (3: 30+ years), rule 23 (5: 30+ years) → sorted 22, 5, 3.
-      { decision: 'holidays', variables: { age: 58, yearsOfService: 31 }, result: [22, 5, 3], matchedRules: ['row-723033347-18', 'row-723033347-23', 'row-723033347-20'] },
+      {
+        decision: 'holidays',
+        variables: { age: 58, yearsOfService: 31 },
+        result: [22, 5, 3],
+        matchedRules: ['row-723033347-18', 'row-723033347-23', 'row-723033347-20'],
+      },
       { decision: 'holidays', variables: { age: 16, yearsOfService: 1 }, result: [22, 5] },
       // rules 24 ([18..60), [15..30)) and 25 ([45..60), < 30) both give 2.
-      { decision: 'holidays', variables: { age: 50, yearsOfService: 20 }, result: [22, 2, 2], matchedRules: ['row-723033347-18', 'row-723033347-24', 'row-723033347-25'] },
+      {
+        decision: 'holidays',
+        variables: { age: 50, yearsOfService: 20 },
+        result: [22, 2, 2],
+        matchedRules: ['row-723033347-18', 'row-723033347-24', 'row-723033347-25'],
+      },
       { decision: 'holidays', variables: { age: 62, yearsOfService: 35 }, result: [22, 5, 5, 3, 3] },
     ],
   },
@@ -146,15 +201,30 @@ const expectations: Record<string, Expectation> = {
   'dmnscala-loan-compliance-any.dmn': {
     decisions: ['personLoanCompliance'],
     cases: [
-      { decision: 'personLoanCompliance', variables: { creditRating: 'A', creditBalance: 5000, loanBalance: 10000 }, result: 'Compliant', matchedRules: ['row-723033347-6'] },
+      {
+        decision: 'personLoanCompliance',
+        variables: { creditRating: 'A', creditBalance: 5000, loanBalance: 10000 },
+        result: 'Compliant',
+        matchedRules: ['row-723033347-6'],
+      },
       {
         decision: 'personLoanCompliance',
         variables: { creditRating: 'B', creditBalance: 20000, loanBalance: 60000 },
         result: 'Not Compliant',
         matchedRules: ['row-723033347-7', 'row-723033347-8', 'row-723033347-9'],
       },
-      { decision: 'personLoanCompliance', variables: { creditRating: 'A', creditBalance: 20000, loanBalance: 10000 }, result: 'Not Compliant', matchedRules: ['row-723033347-8'] },
-      { decision: 'personLoanCompliance', variables: { creditRating: 'A', creditBalance: 5000, loanBalance: 50000 }, result: 'Not Compliant', matchedRules: ['row-723033347-9'] },
+      {
+        decision: 'personLoanCompliance',
+        variables: { creditRating: 'A', creditBalance: 20000, loanBalance: 10000 },
+        result: 'Not Compliant',
+        matchedRules: ['row-723033347-8'],
+      },
+      {
+        decision: 'personLoanCompliance',
+        variables: { creditRating: 'A', creditBalance: 5000, loanBalance: 50000 },
+        result: 'Not Compliant',
+        matchedRules: ['row-723033347-9'],
+      },
     ],
   },
 
@@ -162,7 +232,12 @@ const expectations: Record<string, Expectation> = {
   'dmnscala-student-eligibility-rule-order.dmn': {
     decisions: ['eligibility'],
     cases: [
-      { decision: 'eligibility', variables: { gpa: 3.8, acitvitiesCount: 5, socialMembership: 'Yes' }, result: ['20% Scholarship', '30% Loan'], matchedRules: ['row-723033347-26', 'row-723033347-27'] },
+      {
+        decision: 'eligibility',
+        variables: { gpa: 3.8, acitvitiesCount: 5, socialMembership: 'Yes' },
+        result: ['20% Scholarship', '30% Loan'],
+        matchedRules: ['row-723033347-26', 'row-723033347-27'],
+      },
       { decision: 'eligibility', variables: { gpa: 3.2, acitvitiesCount: 3, socialMembership: 'No' }, result: ['20% Work-On-Campus'] },
       { decision: 'eligibility', variables: { gpa: 2.5, acitvitiesCount: 0, socialMembership: 'Yes' }, result: ['5% Work-On-Campus'] },
       { decision: 'eligibility', variables: { gpa: 3.2, acitvitiesCount: 1, socialMembership: 'No' }, result: [] },
@@ -173,9 +248,24 @@ const expectations: Record<string, Expectation> = {
   'jssdk-quarantine-duration.dmn': {
     decisions: ['Decision_Quarantine'],
     cases: [
-      { decision: 'Decision_Quarantine', variables: { employment_category: 'critical infrastructure', age: 25 }, result: 'P5D', matchedRules: ['DecisionRule_0gdlhm9'] },
-      { decision: 'Decision_Quarantine', variables: { employment_category: 'non-critical infrastructure', age: 30 }, result: 'P7D', matchedRules: ['DecisionRule_1bu9re1'] },
-      { decision: 'Decision_Quarantine', variables: { employment_category: 'critical infrastructure', age: 45 }, result: 'P10D', matchedRules: ['DecisionRule_13oo3zh'] },
+      {
+        decision: 'Decision_Quarantine',
+        variables: { employment_category: 'critical infrastructure', age: 25 },
+        result: 'P5D',
+        matchedRules: ['DecisionRule_0gdlhm9'],
+      },
+      {
+        decision: 'Decision_Quarantine',
+        variables: { employment_category: 'non-critical infrastructure', age: 30 },
+        result: 'P7D',
+        matchedRules: ['DecisionRule_1bu9re1'],
+      },
+      {
+        decision: 'Decision_Quarantine',
+        variables: { employment_category: 'critical infrastructure', age: 45 },
+        result: 'P10D',
+        matchedRules: ['DecisionRule_13oo3zh'],
+      },
     ],
   },
 
@@ -208,7 +298,13 @@ const expectations: Record<string, Expectation> = {
     cases: [
       { decision: 'jedi_or_sith', variables: { lightsaberColor: 'green' }, result: 'Jedi', matchedRules: ['DecisionRule_1utwb1e'] },
       { decision: 'jedi_or_sith', variables: { lightsaberColor: 'purple' }, result: null },
-      { decision: 'force_user', variables: { lightsaberColor: 'blue', height: 195 }, result: 'Mace Windu', matchedRules: ['DecisionRule_13zidc5'], evaluated: ['jedi_or_sith', 'force_user'] },
+      {
+        decision: 'force_user',
+        variables: { lightsaberColor: 'blue', height: 195 },
+        result: 'Mace Windu',
+        matchedRules: ['DecisionRule_13zidc5'],
+        evaluated: ['jedi_or_sith', 'force_user'],
+      },
       { decision: 'force_user', variables: { lightsaberColor: 'blue', height: 185 }, result: 'Obi-Wan Kenobi', matchedRules: ['DecisionRule_0uin2hk'] },
       { decision: 'force_user', variables: { lightsaberColor: 'green', height: 66 }, result: 'Yoda', matchedRules: ['DecisionRule_0mpio0p'] },
       { decision: 'force_user', variables: { lightsaberColor: 'red', height: 202 }, result: 'Darth Vader', matchedRules: ['DecisionRule_06paffx'] },

@@ -23,9 +23,7 @@ export interface EvaluatedDecision {
   readonly matchedRules: string[];
 }
 
-export type EvaluateDecisionResult =
-  | { ok: true; result: unknown; evaluated: EvaluatedDecision[] }
-  | { ok: false; error: string; decisionId: string };
+export type EvaluateDecisionResult = { ok: true; result: unknown; evaluated: EvaluatedDecision[] } | { ok: false; error: string; decisionId: string };
 
 export type DmnVersion = '1.1' | '1.2' | '1.3';
 

@@ -53,6 +53,8 @@ expression('customer.vip = true or priority >= 3');
 expression('not(status = "gold") and region != "US"');
 expression('amount');
 expression('string length(status) > 4');
+// Can loop, so it runs under the watchdog (engine/feel/deadline.ts): its line shows what that costs.
+expression('for i in items return i * 2');
 unaryTests('"gold", "silver"', ['gold', 'bronze', 'silver']);
 unaryTests('[1000..2000]', [500, 1500, 2500]);
 unaryTests('< 1000', [500, 1500]);

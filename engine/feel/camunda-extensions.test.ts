@@ -72,7 +72,7 @@ describe('is defined(value)', () => {
     expect(compiled.value.test(null, {})).toEqual({ ok: true, value: false });
   });
 
-  it('does not change the caller\'s context', () => {
+  it("does not change the caller's context", () => {
     const context: FeelContext = { x: 1 };
     evaluateFeel('is defined(x)', context);
     expect(context).toEqual({ x: 1 });

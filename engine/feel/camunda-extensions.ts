@@ -37,9 +37,7 @@ export interface Extensions {
   extend(context: FeelContext): FeelContext;
 }
 
-export type Prepared =
-  | { ok: true; masked: string; extensions?: Extensions }
-  | { ok: false; syntaxError: string };
+export type Prepared = { ok: true; masked: string; extensions?: Extensions } | { ok: false; syntaxError: string };
 
 /** Name of the helper that reads a backtick path segment; not a name a model can use by accident. */
 const PATH_HELPER = '__orca_path';
@@ -60,10 +58,13 @@ function entry(target: unknown, key: string): unknown {
 }
 
 // A path on a list reads the entry of each element, as feelin's PathExpression does.
-const readPath = new FeelFunction((target: unknown, key: unknown) => {
-  if (typeof key !== 'string') return null;
-  return Array.isArray(target) ? target.map((element) => entry(element, key)) : entry(target, key);
-}, ['target', 'key']);
+const readPath = new FeelFunction(
+  (target: unknown, key: unknown) => {
+    if (typeof key !== 'string') return null;
+    return Array.isArray(target) ? target.map((element) => entry(element, key)) : entry(target, key);
+  },
+  ['target', 'key'],
+);
 
 interface Span {
   from: number;

@@ -4,10 +4,16 @@
 // way to interpret a tree it has already parsed, so the feelin fallback
 // re-parses on each evaluation; the fast path is what makes the common
 // shapes cheap. Sources using Camunda extensions (camunda-extensions.ts) run
-// rewritten, always through feelin. Evaluation never throws.
+// rewritten, always through feelin. Every feelin evaluation runs bounded
+// (bounded.ts; whether it needs a deadline is decided here, once, by
+// risk.ts); the fast closures are bounded by construction and skip all of
+// that. Evaluation never throws.
 import { evaluate as feelinEvaluate, parseExpression, parseUnaryTests, unaryTest as feelinUnaryTest } from 'feelin';
+import { runBounded, type RunPlan } from './bounded.ts';
 import { prepare, type Extensions } from './camunda-extensions.ts';
 import { compileFastExpression, compileFastUnaryTests, type FastExpression, type FastUnaryTests } from './fast-path.ts';
+import { narrowContext, sourceWords, type SourceWords } from './narrow-context.ts';
+import { riskOf } from './risk.ts';
 import { syntaxErrorIn } from './syntax-error.ts';
 import type { CompiledFeel, CompiledUnaryTests, FeelContext, FeelResult } from './types.ts';
 
@@ -31,18 +37,24 @@ function message(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
 }
 
+/** How a source runs through feelin: bounded (bounded.ts), on the variables it can read (narrow-context.ts). */
+interface FeelinPlan extends RunPlan {
+  readonly words: SourceWords;
+}
+
 class FeelExpression implements CompiledExpression {
   readonly fast: boolean;
 
   constructor(
     readonly source: string,
+    private readonly plan: FeelinPlan,
     private readonly fastEvaluate: FastExpression | undefined,
     private readonly extensions?: Extensions,
   ) {
     this.fast = fastEvaluate !== undefined;
   }
 
-  evaluate(context: FeelContext): FeelResult {
+  evaluate(context: FeelContext, scope?: object): FeelResult {
     if (this.fastEvaluate) {
       try {
         return { ok: true, value: this.fastEvaluate(context) };
@@ -50,12 +62,13 @@ class FeelExpression implements CompiledExpression {
         // the fast path bailed out (or tripped): feelin decides, errors included
       }
     }
-    try {
-      const ext = this.extensions;
-      return { ok: true, value: (ext ? feelinEvaluate(ext.executable, ext.extend(context)) : feelinEvaluate(this.source, context)).value };
-    } catch (err) {
-      return { ok: false, error: `failed to evaluate '${this.source}': ${message(err)}` };
-    }
+    const ext = this.extensions;
+    return runBounded(
+      this.plan,
+      scope,
+      () => narrowContext(context, this.plan.words),
+      (narrowed) => (ext ? feelinEvaluate(ext.executable, ext.extend(narrowed)) : feelinEvaluate(this.source, narrowed)).value,
+    );
   }
 }
 
@@ -64,13 +77,14 @@ class FeelUnaryTests implements CompiledTests {
 
   constructor(
     readonly source: string,
+    private readonly plan: FeelinPlan,
     private readonly fastTest: FastUnaryTests | undefined,
     private readonly extensions?: Extensions,
   ) {
     this.fast = fastTest !== undefined;
   }
 
-  test(input: unknown, context: FeelContext): FeelResult<boolean> {
+  test(input: unknown, context: FeelContext, scope?: object): FeelResult<boolean> {
     if (this.fastTest) {
       try {
         return { ok: true, value: this.fastTest(input, context) };
@@ -78,18 +92,21 @@ class FeelUnaryTests implements CompiledTests {
         // see FeelExpression.evaluate
       }
     }
-    try {
-      const ext = this.extensions;
-      const full = { ...context, '?': input };
-      return { ok: true, value: (ext ? feelinUnaryTest(ext.executable, ext.extend(full)) : feelinUnaryTest(this.source, full)).value === true };
-    } catch (err) {
-      return { ok: false, error: `failed to evaluate '${this.source}': ${message(err)}` };
-    }
+    const ext = this.extensions;
+    return runBounded(
+      this.plan,
+      scope,
+      () => ({ ...narrowContext(context, this.plan.words), '?': input }),
+      (full) => (ext ? feelinUnaryTest(ext.executable, ext.extend(full)) : feelinUnaryTest(this.source, full)).value === true,
+    );
   }
 }
 
 export function compileExpressionSource(source: string): Compilation<CompiledExpression> {
-  const fail = (syntaxError: string): Compilation<CompiledExpression> => ({ syntaxError, result: { ok: false, error: `cannot parse FEEL expression '${source}': ${syntaxError}` } });
+  const fail = (syntaxError: string): Compilation<CompiledExpression> => ({
+    syntaxError,
+    result: { ok: false, error: `cannot parse FEEL expression '${source}': ${syntaxError}` },
+  });
   try {
     const prepared = prepare(source, 'expression');
     if (!prepared.ok) return fail(prepared.syntaxError);
@@ -98,14 +115,18 @@ export function compileExpressionSource(source: string): Compilation<CompiledExp
     if (syntaxError !== undefined) return fail(syntaxError);
     const { extensions } = prepared;
     const fast = extensions ? undefined : compileFastExpression(source, tree);
-    return { result: { ok: true, value: new FeelExpression(source, fast, extensions) } };
+    const plan = { source, ...riskOf(tree, prepared.masked), words: sourceWords(source) };
+    return { result: { ok: true, value: new FeelExpression(source, plan, fast, extensions) } };
   } catch (err) {
     return fail(message(err));
   }
 }
 
 export function compileUnaryTestsSource(source: string): Compilation<CompiledTests> {
-  const fail = (syntaxError: string): Compilation<CompiledTests> => ({ syntaxError, result: { ok: false, error: `cannot parse unary tests '${source}': ${syntaxError}` } });
+  const fail = (syntaxError: string): Compilation<CompiledTests> => ({
+    syntaxError,
+    result: { ok: false, error: `cannot parse unary tests '${source}': ${syntaxError}` },
+  });
   try {
     const prepared = prepare(source, 'unaryTests');
     if (!prepared.ok) return fail(prepared.syntaxError);
@@ -114,7 +135,8 @@ export function compileUnaryTestsSource(source: string): Compilation<CompiledTes
     if (syntaxError !== undefined) return fail(syntaxError);
     const { extensions } = prepared;
     const fast = extensions ? undefined : compileFastUnaryTests(source, tree);
-    return { result: { ok: true, value: new FeelUnaryTests(source, fast, extensions) } };
+    const plan = { source, ...riskOf(tree, prepared.masked), words: sourceWords(source) };
+    return { result: { ok: true, value: new FeelUnaryTests(source, plan, fast, extensions) } };
   } catch (err) {
     return fail(message(err));
   }

@@ -222,7 +222,7 @@ function random(seed: number): () => number {
 
 describe('random agreement with feelin', () => {
   const rnd = random(20240615);
-  const pick = <T,>(items: readonly T[]): T => items[Math.floor(rnd() * items.length)];
+  const pick = <T>(items: readonly T[]): T => items[Math.floor(rnd() * items.length)];
   const literals = ['1', '0', '-1', '2.5', '-0.5', '.5', '"a"', '"b"', '""', '"a\\"b"', 'true', 'false', 'null'];
   const paths = ['a', 'b', 's', 'n', 'o.x', 'o.y.z', 'missing', 'count', 'o.missing', 'a.x'];
   const values: unknown[] = [1, 0, -1, 2.5, 'a', 'b', '', true, false, null, undefined, [1], [], { x: 1 }, 'A'];

@@ -22,10 +22,24 @@ const FAST_KEYWORDS: ReadonlySet<string> = new Set<FastKeyword>(['true', 'false'
  */
 export const RESERVED_WORDS: ReadonlySet<string> = new Set([
   ...FAST_KEYWORDS,
-  'in', 'for', 'return', 'if', 'then', 'else', 'some', 'every', 'satisfies',
-  'between', 'instance', 'of', 'function', 'external',
+  'in',
+  'for',
+  'return',
+  'if',
+  'then',
+  'else',
+  'some',
+  'every',
+  'satisfies',
+  'between',
+  'instance',
+  'of',
+  'function',
+  'external',
   // lezer-feel tokenizes these specially (`date and time`, temporal literals)
-  'date', 'time', 'duration',
+  'date',
+  'time',
+  'duration',
 ]);
 
 function isDigit(c: number): boolean {
@@ -53,7 +67,7 @@ export function isPlainName(text: string): boolean {
 function endsCleanly(source: string, i: number): boolean {
   if (i >= source.length) return true;
   const c = source.charCodeAt(i);
-  return !isNamePart(c) && c < 128 && c !== 63 /* ? */ && c !== 39 /* ' */;
+  return !isNamePart(c) && c < 128 && c !== 63 /* ? */ && c !== 39; /* ' */
 }
 
 function isSpace(c: number): boolean {

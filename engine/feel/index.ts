@@ -1,14 +1,17 @@
 // FEEL for the engine: the one door through which gateway conditions, io
 // mappings, timer and job-type expressions and DMN entries are evaluated.
 // Compiled forms are cached by source text (bounded), simple shapes run as
-// plain closures (fast-path.ts) and everything else through feelin. Never
-// throws: errors come back as FeelResult.
+// plain closures (fast-path.ts) and everything else through feelin, bounded
+// in time and size (eval-limits.ts, bounded.ts). Never throws: errors, limits
+// hit included, come back as FeelResult.
 import { BoundedCache } from './bounded-cache.ts';
 import { compileExpressionSource, compileUnaryTestsSource, type Compilation, type CompiledExpression, type CompiledTests } from './compile.ts';
 import type { FeelContext, FeelResult } from './types.ts';
 
 export type { CompiledFeel, CompiledUnaryTests, FeelContext, FeelResult } from './types.ts';
 export type { CompiledExpression, CompiledTests } from './compile.ts';
+export { ambientFeelScope, inFeelScope } from './deadline.ts';
+export { FEEL_LIMITS } from './eval-limits.ts';
 
 /** How many distinct sources each cache (expressions, unary tests) keeps. */
 export const FEEL_CACHE_CAPACITY = 10_000;
@@ -36,10 +39,10 @@ export function compileUnaryTests(source: string): FeelResult<CompiledTests> {
   return unaryTests.getOrCreate(source, compileUnaryTestsSource).result;
 }
 
-/** Compiles (cached) and evaluates `source` against `context`. */
-export function evaluateFeel(source: string, context: FeelContext): FeelResult {
+/** Compiles (cached) and evaluates `source` against `context`; `scope` as for CompiledFeel.evaluate. */
+export function evaluateFeel(source: string, context: FeelContext, scope?: object): FeelResult {
   const compiled = compileExpression(source);
-  return compiled.ok ? compiled.value.evaluate(context) : compiled;
+  return compiled.ok ? compiled.value.evaluate(context, scope) : compiled;
 }
 
 /** True when `source` compiles to a closure that evaluates without feelin (for ordinary contexts). */

@@ -1,11 +1,11 @@
 // The compiler's front door: BPMN 2.0 XML in, a CompileResult out, never an
-// exception. Order of work: cheap text guards, XML parsing, the definitions
-// catalog, each process, validation of the executable ones, FEEL syntax, and
-// only when nothing is wrong, the CompiledModel for engine/runtime.
+// exception. Order of work: cheap text guards and XML parsing (xml.ts), the
+// definitions catalog, each process, validation of the executable ones, FEEL
+// syntax, and only when nothing is wrong, the CompiledModel for engine/runtime.
 import { dictionary } from './dict.ts';
 import { readCatalog } from './events.ts';
 import { Findings } from './findings.ts';
-import { checkBeforeParsing, DEFAULT_MAX_BYTES, DEFAULT_MAX_ELEMENTS, type Limits } from './guards.ts';
+import { DEFAULT_MAX_BYTES, DEFAULT_MAX_ELEMENTS, type Limits } from './guards.ts';
 import { fillUpstream } from './reachability.ts';
 import { readProcess, type Lane, type ProcessRead } from './read-process.ts';
 import type { CompiledModel, CompileResult, FlowNode, ModelProblem, ProcessModel, SequenceFlow } from './types.ts';
@@ -100,7 +100,8 @@ function compileParsed(root: XmlElement, limits: Limits): CompileResult {
     processIds.add(p.id);
     for (const id of [...p.nodes.keys(), ...p.flows.keys()]) {
       const other = index.get(id);
-      if (other !== undefined && other !== p.id) findings.problem(id, `The id '${id}' is used in both process '${other}' and process '${p.id}'; ids must be unique in a file.`);
+      if (other !== undefined && other !== p.id)
+        findings.problem(id, `The id '${id}' is used in both process '${other}' and process '${p.id}'; ids must be unique in a file.`);
       else index.set(id, p.id);
     }
   }
@@ -118,7 +119,8 @@ function compileParsed(root: XmlElement, limits: Limits): CompileResult {
   }
   for (const p of processes) {
     if (!p.isExecutable) {
-      if (executable.length > 0) warnings.push({ elementId: p.id, message: `Process '${p.id}' is not executable (isExecutable is not "true") and is ignored.` });
+      if (executable.length > 0)
+        warnings.push({ elementId: p.id, message: `Process '${p.id}' is not executable (isExecutable is not "true") and is ignored.` });
       continue;
     }
     validateProcess(p, index, p.findings);
@@ -149,9 +151,7 @@ function compileParsed(root: XmlElement, limits: Limits): CompileResult {
 export function compileBpmn(xml: string, options?: CompileOptions): CompileResult {
   try {
     const limits = limitsOf(options);
-    const early = checkBeforeParsing(xml, limits);
-    if (early) return fail([early]);
-    const parsed = parseXml(xml);
+    const parsed = parseXml(xml, limits);
     if (!parsed.ok) return fail(parsed.problems);
     return compileParsed(parsed.root, limits);
   } catch (err) {

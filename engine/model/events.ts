@@ -2,9 +2,10 @@
 // signal and shared event definitions) is read once per document; each event
 // then resolves its single definition against it: message name and
 // correlation key, timer expression (literal timer text is parsed here, with
-// the runtime's own parser, so a timer that could never be scheduled is a
-// deploy-time problem), error code, escalation code, signal name, link name.
-import { parseTimer } from '../runtime/timer/index.ts';
+// engine/timer, the parser the runtime schedules with, so a timer that could
+// never be scheduled is a deploy-time problem), error code, escalation code,
+// signal name, link name.
+import { parseTimer } from '../timer/index.ts';
 import { feelSource, isFeel, valueExpr } from './expressions.ts';
 import type { Findings } from './findings.ts';
 import { lowerFirst, subjectOf } from './labels.ts';
@@ -95,7 +96,7 @@ export function resolveMessage(
 
 /** Timer text written as a Camunda 7 / JUEL expression is literal text in Camunda 8. */
 function expressionHint(text: string): string {
-  return /[$#]\{/.test(text) ? ' Camunda 8 reads expressions only as FEEL with a leading \'=\' (for example =dueDate); anything else is literal text.' : '';
+  return /[$#]\{/.test(text) ? " Camunda 8 reads expressions only as FEEL with a leading '=' (for example =dueDate); anything else is literal text." : '';
 }
 
 function readTimer(def: XmlElement, owner: { id: string; subject: string }, findings: Findings): TimerDefinition | undefined {
@@ -120,7 +121,13 @@ function readTimer(def: XmlElement, owner: { id: string; subject: string }, find
   return undefined;
 }
 
-function readOne(def: XmlElement, kind: EventDefinitionKind | 'cancel', owner: { id: string; subject: string }, catalog: Catalog, findings: Findings): EventDefinition {
+function readOne(
+  def: XmlElement,
+  kind: EventDefinitionKind | 'cancel',
+  owner: { id: string; subject: string },
+  catalog: Catalog,
+  findings: Findings,
+): EventDefinition {
   const definition: EventDefinition = { kind: kind === 'cancel' ? 'none' : kind };
   const a = def.attrs;
   switch (kind) {
@@ -208,7 +215,8 @@ function checkCode(
   const subject = `${subjectOf(element, kind)} '${owner.id}'`;
   const codeAttr = kind === 'error' ? 'errorCode' : 'escalationCode';
   const entry = ref === undefined || ref === '' ? undefined : kind === 'error' ? catalog.errors.get(ref) : catalog.escalations.get(ref);
-  const code = entry === undefined ? undefined : kind === 'error' ? (entry as { errorCode?: string }).errorCode : (entry as { escalationCode?: string }).escalationCode;
+  const code =
+    entry === undefined ? undefined : kind === 'error' ? (entry as { errorCode?: string }).errorCode : (entry as { escalationCode?: string }).escalationCode;
   if (code !== undefined && isFeel(code)) {
     findings.problem(
       owner.id,
@@ -220,9 +228,15 @@ function checkCode(
   if (!throws) return;
   const refAttr = kind === 'error' ? 'errorRef' : 'escalationRef';
   if (ref === undefined || ref === '') {
-    findings.problem(owner.id, `${subject} throws no ${kind}: set ${refAttr} to a bpmn:${kind} with an ${codeAttr}, the code that boundary events and event subprocesses catch.`);
+    findings.problem(
+      owner.id,
+      `${subject} throws no ${kind}: set ${refAttr} to a bpmn:${kind} with an ${codeAttr}, the code that boundary events and event subprocesses catch.`,
+    );
   } else if (entry !== undefined && (code === undefined || code.trim() === '')) {
-    findings.problem(owner.id, `${subject} throws ${kind} '${ref}', which has no ${codeAttr}: give the ${kind} an ${codeAttr}, the code that boundary events and event subprocesses catch.`);
+    findings.problem(
+      owner.id,
+      `${subject} throws ${kind} '${ref}', which has no ${codeAttr}: give the ${kind} an ${codeAttr}, the code that boundary events and event subprocesses catch.`,
+    );
   }
   // An unknown reference is reported by readOne.
 }

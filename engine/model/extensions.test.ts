@@ -10,7 +10,9 @@ describe('zeebe:taskDefinition', () => {
   });
 
   it('reads FEEL type and retries (leading = stripped)', () => {
-    const xml = bpmnDoc(chain(['t'], [`<bpmn:serviceTask id="t">${ext('<zeebe:taskDefinition type="=&#34;task-&#34; + kind" retries="= tries + 1"/>')}</bpmn:serviceTask>`]));
+    const xml = bpmnDoc(
+      chain(['t'], [`<bpmn:serviceTask id="t">${ext('<zeebe:taskDefinition type="=&#34;task-&#34; + kind" retries="= tries + 1"/>')}</bpmn:serviceTask>`]),
+    );
     expect(node(xml, 't').job).toEqual({ type: { kind: 'feel', source: '"task-" + kind' }, retries: { kind: 'feel', source: 'tries + 1' }, headers: {} });
   });
 
@@ -23,9 +25,12 @@ describe('zeebe:taskDefinition', () => {
 describe('zeebe:taskHeaders', () => {
   it('become job headers, in order, values kept as written', () => {
     const xml = bpmnDoc(
-      chain(['t'], [
-        `<bpmn:serviceTask id="t">${ext('<zeebe:taskDefinition type="x"/><zeebe:taskHeaders><zeebe:header key="b" value="2"/><zeebe:header key="a" value="=not FEEL"/><zeebe:header key="__proto__" value="safe"/></zeebe:taskHeaders>')}</bpmn:serviceTask>`,
-      ]),
+      chain(
+        ['t'],
+        [
+          `<bpmn:serviceTask id="t">${ext('<zeebe:taskDefinition type="x"/><zeebe:taskHeaders><zeebe:header key="b" value="2"/><zeebe:header key="a" value="=not FEEL"/><zeebe:header key="__proto__" value="safe"/></zeebe:taskHeaders>')}</bpmn:serviceTask>`,
+        ],
+      ),
     );
     const headers = node(xml, 't').job?.headers ?? {};
     expect(Object.keys(headers)).toEqual(['b', 'a', '__proto__']);
@@ -37,15 +42,18 @@ describe('zeebe:taskHeaders', () => {
 
 describe('zeebe:ioMapping', () => {
   const mapped = bpmnDoc(
-    chain(['t'], [
-      `<bpmn:serviceTask id="t">${ext(`<zeebe:taskDefinition type="x"/><zeebe:ioMapping>
+    chain(
+      ['t'],
+      [
+        `<bpmn:serviceTask id="t">${ext(`<zeebe:taskDefinition type="x"/><zeebe:ioMapping>
           <zeebe:input source="= order.total" target="total"/>
           <zeebe:input source="plain text" target="label"/>
           <zeebe:input source="" target="empty"/>
           <zeebe:input target="missing"/>
           <zeebe:output source="=result" target="order.result"/>
         </zeebe:ioMapping>`)}</bpmn:serviceTask>`,
-    ]),
+      ],
+    ),
   );
 
   it('turns =expr into FEEL source and literals into FEEL string literals', () => {
@@ -72,7 +80,9 @@ describe('zeebe:ioMapping', () => {
 
 describe('zeebe:script', () => {
   it('fills FlowNode.script and the job headers', () => {
-    const xml = bpmnDoc(chain(['t'], [`<bpmn:scriptTask id="t" name="Sum">${ext('<zeebe:script expression="=a + b" resultVariable="sum"/>')}</bpmn:scriptTask>`]));
+    const xml = bpmnDoc(
+      chain(['t'], [`<bpmn:scriptTask id="t" name="Sum">${ext('<zeebe:script expression="=a + b" resultVariable="sum"/>')}</bpmn:scriptTask>`]),
+    );
     const t = node(xml, 't');
     expect(t.script).toEqual({ expression: 'a + b', resultVariable: 'sum' });
     expect(t.job?.headers).toEqual({ 'script.expression': 'a + b', 'script.resultVariable': 'sum' });
@@ -81,27 +91,47 @@ describe('zeebe:script', () => {
 
 describe('extensions on elements Orca does not run yet (read, then rejected by support.ts)', () => {
   it('zeebe:calledElement with propagation defaults true', () => {
-    const xml = bpmnDoc(chain(['c', 'd'], [
-      `<bpmn:callActivity id="c">${ext('<zeebe:calledElement processId="child" propagateAllChildVariables="false"/>')}</bpmn:callActivity>`,
-      `<bpmn:callActivity id="d">${ext('<zeebe:calledElement processId="=childId"/>')}</bpmn:callActivity>`,
-    ]));
-    expect(readNode(xml, 'c').calledElement).toEqual({ processId: { kind: 'literal', value: 'child' }, propagateAllChildVariables: false, propagateAllParentVariables: true });
-    expect(readNode(xml, 'd').calledElement).toEqual({ processId: { kind: 'feel', source: 'childId' }, propagateAllChildVariables: true, propagateAllParentVariables: true });
+    const xml = bpmnDoc(
+      chain(
+        ['c', 'd'],
+        [
+          `<bpmn:callActivity id="c">${ext('<zeebe:calledElement processId="child" propagateAllChildVariables="false"/>')}</bpmn:callActivity>`,
+          `<bpmn:callActivity id="d">${ext('<zeebe:calledElement processId="=childId"/>')}</bpmn:callActivity>`,
+        ],
+      ),
+    );
+    expect(readNode(xml, 'c').calledElement).toEqual({
+      processId: { kind: 'literal', value: 'child' },
+      propagateAllChildVariables: false,
+      propagateAllParentVariables: true,
+    });
+    expect(readNode(xml, 'd').calledElement).toEqual({
+      processId: { kind: 'feel', source: 'childId' },
+      propagateAllChildVariables: true,
+      propagateAllParentVariables: true,
+    });
   });
 
   it('zeebe:calledDecision, and no job for a decision task', () => {
-    const xml = bpmnDoc(chain(['b'], [`<bpmn:businessRuleTask id="b">${ext('<zeebe:calledDecision decisionId="risk" resultVariable="risk"/>')}</bpmn:businessRuleTask>`]));
+    const xml = bpmnDoc(
+      chain(['b'], [`<bpmn:businessRuleTask id="b">${ext('<zeebe:calledDecision decisionId="risk" resultVariable="risk"/>')}</bpmn:businessRuleTask>`]),
+    );
     const b = readNode(xml, 'b');
     expect(b.calledDecision).toEqual({ decisionId: { kind: 'literal', value: 'risk' }, resultVariable: 'risk' });
     expect(b.job).toBeUndefined();
   });
 
   it('zeebe:loopCharacteristics with = stripped from FEEL parts', () => {
-    const xml = bpmnDoc(chain(['t'], [
-      `<bpmn:serviceTask id="t">${ext('<zeebe:taskDefinition type="x"/>')}
+    const xml = bpmnDoc(
+      chain(
+        ['t'],
+        [
+          `<bpmn:serviceTask id="t">${ext('<zeebe:taskDefinition type="x"/>')}
         <bpmn:multiInstanceLoopCharacteristics isSequential="true">${ext('<zeebe:loopCharacteristics inputCollection="= items" inputElement="item" outputCollection="results" outputElement="={id: item.id}" completionCondition="=done"/>')}</bpmn:multiInstanceLoopCharacteristics>
       </bpmn:serviceTask>`,
-    ]));
+        ],
+      ),
+    );
     expect(readNode(xml, 't').loop).toEqual({
       sequential: true,
       inputCollection: 'items',
@@ -113,12 +143,17 @@ describe('extensions on elements Orca does not run yet (read, then rejected by s
   });
 
   it('classic loopCardinality and completionCondition children', () => {
-    const xml = bpmnDoc(chain(['t'], [
-      `<bpmn:userTask id="t"><bpmn:multiInstanceLoopCharacteristics>
+    const xml = bpmnDoc(
+      chain(
+        ['t'],
+        [
+          `<bpmn:userTask id="t"><bpmn:multiInstanceLoopCharacteristics>
         <bpmn:loopCardinality xsi:type="bpmn:tFormalExpression">3</bpmn:loopCardinality>
         <bpmn:completionCondition xsi:type="bpmn:tFormalExpression">=count &gt; 1</bpmn:completionCondition>
       </bpmn:multiInstanceLoopCharacteristics></bpmn:userTask>`,
-    ]));
+        ],
+      ),
+    );
     expect(readNode(xml, 't').loop).toEqual({ sequential: false, loopCardinality: '3', completionCondition: 'count > 1' });
   });
 });
@@ -139,7 +174,11 @@ describe('event definitions', () => {
     const p = read(`
       <bpmn:intermediateCatchEvent id="a"><bpmn:messageEventDefinition messageRef="m1"/></bpmn:intermediateCatchEvent>
       <bpmn:intermediateCatchEvent id="b"><bpmn:messageEventDefinition messageRef="m2"/></bpmn:intermediateCatchEvent>`);
-    expect(p.nodes.get('a')?.node.eventDefinition).toEqual({ kind: 'message', messageName: { kind: 'literal', value: 'order-paid' }, correlationKey: 'orderId' });
+    expect(p.nodes.get('a')?.node.eventDefinition).toEqual({
+      kind: 'message',
+      messageName: { kind: 'literal', value: 'order-paid' },
+      correlationKey: 'orderId',
+    });
     expect(p.nodes.get('b')?.node.eventDefinition).toEqual({ kind: 'message', messageName: { kind: 'feel', source: '"paid-" + region' } });
   });
 
@@ -149,7 +188,10 @@ describe('event definitions', () => {
       <bpmn:intermediateCatchEvent id="t"><bpmn:timerEventDefinition><bpmn:timeDate>=now() + duration("P1D")</bpmn:timeDate></bpmn:timerEventDefinition></bpmn:intermediateCatchEvent>
       <bpmn:startEvent id="c"><bpmn:timerEventDefinition><bpmn:timeCycle>R/P1D</bpmn:timeCycle></bpmn:timerEventDefinition></bpmn:startEvent>`);
     expect(p.nodes.get('d')?.node.eventDefinition).toEqual({ kind: 'timer', timer: { type: 'duration', expr: { kind: 'literal', value: 'PT5M' } } });
-    expect(p.nodes.get('t')?.node.eventDefinition).toEqual({ kind: 'timer', timer: { type: 'date', expr: { kind: 'feel', source: 'now() + duration("P1D")' } } });
+    expect(p.nodes.get('t')?.node.eventDefinition).toEqual({
+      kind: 'timer',
+      timer: { type: 'date', expr: { kind: 'feel', source: 'now() + duration("P1D")' } },
+    });
     expect(p.nodes.get('c')?.node.eventDefinition).toEqual({ kind: 'timer', timer: { type: 'cycle', expr: { kind: 'literal', value: 'R/P1D' } } });
   });
 
@@ -195,13 +237,16 @@ describe('event definitions', () => {
 describe('extensions Orca does not act on', () => {
   it('accepts and ignores userTask, formDefinition, assignmentDefinition, taskSchedule, executionListeners, properties', () => {
     const xml = bpmnDoc(
-      chain(['u'], [
-        `<bpmn:userTask id="u">${ext(`
+      chain(
+        ['u'],
+        [
+          `<bpmn:userTask id="u">${ext(`
           <zeebe:userTask/><zeebe:formDefinition formId="f"/><zeebe:assignmentDefinition assignee="a"/>
           <zeebe:taskSchedule dueDate="2030-01-01T00:00:00Z"/>
           <zeebe:executionListeners><zeebe:executionListener eventType="start" type="x"/></zeebe:executionListeners>
           <zeebe:properties><zeebe:property name="k" value="v"/></zeebe:properties>`)}</bpmn:userTask>`,
-      ]),
+        ],
+      ),
     );
     expect(node(xml, 'u').job).toEqual({ type: { kind: 'literal', value: 'userTask' }, retries: { kind: 'literal', value: '3' }, headers: {} });
   });

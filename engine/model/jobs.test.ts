@@ -8,7 +8,10 @@ const typeOf = (element: string, id = 't', root = '') => node(bpmnDoc(chain([id]
 
 describe('job types', () => {
   it('service task: the task definition type', () => {
-    expect(typeOf(`<bpmn:serviceTask id="t">${ext('<zeebe:taskDefinition type="payment"/>')}</bpmn:serviceTask>`)).toEqual({ kind: 'literal', value: 'payment' });
+    expect(typeOf(`<bpmn:serviceTask id="t">${ext('<zeebe:taskDefinition type="payment"/>')}</bpmn:serviceTask>`)).toEqual({
+      kind: 'literal',
+      value: 'payment',
+    });
   });
 
   it('send task: the task definition type', () => {
@@ -47,18 +50,26 @@ describe('job types', () => {
   });
 
   it('message intermediate catch event: event:message:<elementId>', () => {
-    const xml = bpmnDoc(chain(['wait'], ['<bpmn:intermediateCatchEvent id="wait"><bpmn:messageEventDefinition messageRef="m"/></bpmn:intermediateCatchEvent>']), {
-      root: '<bpmn:message id="m" name="ignored-for-the-type"/>',
-    });
+    const xml = bpmnDoc(
+      chain(['wait'], ['<bpmn:intermediateCatchEvent id="wait"><bpmn:messageEventDefinition messageRef="m"/></bpmn:intermediateCatchEvent>']),
+      {
+        root: '<bpmn:message id="m" name="ignored-for-the-type"/>',
+      },
+    );
     expect(node(xml, 'wait').job?.type).toEqual({ kind: 'literal', value: 'event:message:wait' });
   });
 
   it('business rule task with a task definition: its type', () => {
-    expect(typeOf(`<bpmn:businessRuleTask id="t">${ext('<zeebe:taskDefinition type="rules" retries="1"/>')}</bpmn:businessRuleTask>`)).toEqual({ kind: 'literal', value: 'rules' });
+    expect(typeOf(`<bpmn:businessRuleTask id="t">${ext('<zeebe:taskDefinition type="rules" retries="1"/>')}</bpmn:businessRuleTask>`)).toEqual({
+      kind: 'literal',
+      value: 'rules',
+    });
   });
 
   it('business rule task with a called decision: no job', () => {
-    const xml = bpmnDoc(chain(['t'], [`<bpmn:businessRuleTask id="t">${ext('<zeebe:calledDecision decisionId="d" resultVariable="r"/>')}</bpmn:businessRuleTask>`]));
+    const xml = bpmnDoc(
+      chain(['t'], [`<bpmn:businessRuleTask id="t">${ext('<zeebe:calledDecision decisionId="d" resultVariable="r"/>')}</bpmn:businessRuleTask>`]),
+    );
     expect(readNode(xml, 't').job).toBeUndefined();
   });
 
@@ -68,7 +79,9 @@ describe('job types', () => {
   });
 
   it('every job carries retries (default 3) and headers', () => {
-    const xml = bpmnDoc(chain(['t'], [`<bpmn:userTask id="t">${ext('<zeebe:taskHeaders><zeebe:header key="k" value="v"/></zeebe:taskHeaders>')}</bpmn:userTask>`]));
+    const xml = bpmnDoc(
+      chain(['t'], [`<bpmn:userTask id="t">${ext('<zeebe:taskHeaders><zeebe:header key="k" value="v"/></zeebe:taskHeaders>')}</bpmn:userTask>`]),
+    );
     expect(node(xml, 't').job).toEqual({ type: { kind: 'literal', value: 'userTask' }, retries: { kind: 'literal', value: '3' }, headers: { k: 'v' } });
   });
 });

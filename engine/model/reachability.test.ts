@@ -18,7 +18,14 @@ describe('upstream sets of inclusive joins', () => {
       <bpmn:task id="a"/><bpmn:task id="b"/>
       <bpmn:inclusiveGateway id="join"/>
       <bpmn:endEvent id="e"/>
-      ${flows([['s', 'split'], ['split', 'a', '=x'], ['split', 'b', '=y'], ['a', 'join'], ['b', 'join'], ['join', 'e']])}`);
+      ${flows([
+        ['s', 'split'],
+        ['split', 'a', '=x'],
+        ['split', 'b', '=y'],
+        ['a', 'join'],
+        ['b', 'join'],
+        ['join', 'e'],
+      ])}`);
     const proc = onlyProcess(compileOk(xml));
     expect(proc.elements.join.upstream).toEqual(['s', 'split', 'a', 'b']);
     // A split with one incoming flow is not a join: no upstream set.
@@ -52,7 +59,15 @@ describe('upstream sets of inclusive joins', () => {
       <bpmn:task id="other"/>
       <bpmn:inclusiveGateway id="join"/>
       <bpmn:endEvent id="e1"/><bpmn:endEvent id="e2"/>
-      ${flows([['s', 'fork'], ['fork', 'slow'], ['fork', 'other'], ['slow', 'e1'], ['timeout', 'join'], ['other', 'join'], ['join', 'e2']])}`),
+      ${flows([
+        ['s', 'fork'],
+        ['fork', 'slow'],
+        ['fork', 'other'],
+        ['slow', 'e1'],
+        ['timeout', 'join'],
+        ['other', 'join'],
+        ['join', 'e2'],
+      ])}`),
     );
     fillUpstream(p);
     expect(p.nodes.get('join')?.node.upstream).toEqual(['s', 'fork', 'slow', 'timeout', 'other']);
@@ -70,7 +85,14 @@ describe('upstream sets of inclusive joins', () => {
       <bpmn:task id="b"/>
       <bpmn:inclusiveGateway id="join"/>
       <bpmn:endEvent id="e"/>
-      ${flows([['s', 'fork'], ['fork', 'sub'], ['fork', 'b'], ['sub', 'join'], ['b', 'join'], ['join', 'e']])}`);
+      ${flows([
+        ['s', 'fork'],
+        ['fork', 'sub'],
+        ['fork', 'b'],
+        ['sub', 'join'],
+        ['b', 'join'],
+        ['join', 'e'],
+      ])}`);
     const proc = onlyProcess(compileOk(xml));
     expect(proc.elements.join.upstream).toEqual(['s', 'fork', 'sub', 'b']);
   });
@@ -85,7 +107,14 @@ describe('upstream sets of inclusive joins', () => {
         <bpmn:task id="x"/><bpmn:task id="y"/>
         <bpmn:inclusiveGateway id="join"/>
         <bpmn:endEvent id="out"/>
-        ${flows([['in', 'split'], ['split', 'x', '=a'], ['split', 'y', '=b'], ['x', 'join'], ['y', 'join'], ['join', 'out']])}
+        ${flows([
+          ['in', 'split'],
+          ['split', 'x', '=a'],
+          ['split', 'y', '=b'],
+          ['x', 'join'],
+          ['y', 'join'],
+          ['join', 'out'],
+        ])}
       </bpmn:subProcess>
       <bpmn:endEvent id="e"/>
       <bpmn:sequenceFlow id="o1" sourceRef="s" targetRef="before"/>

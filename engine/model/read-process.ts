@@ -326,7 +326,10 @@ function readContainer(container: XmlElement, parent: string | null, scope: Scop
     if (DESCRIPTIVE.has(el.local)) continue;
     const id = el.attrs.id;
     if (id === undefined || id === '') {
-      ctx.findings.problem(parent ?? ctx.processId, `A ${el.local} element in ${parent === null ? `process '${ctx.processId}'` : `subprocess '${parent}'`} has no id.`);
+      ctx.findings.problem(
+        parent ?? ctx.processId,
+        `A ${el.local} element in ${parent === null ? `process '${ctx.processId}'` : `subprocess '${parent}'`} has no id.`,
+      );
       continue;
     }
     if (!claimId(ctx, id)) continue;

@@ -10,7 +10,8 @@ const ROOT =
   '<bpmn:message id="m" name="msg"/><bpmn:error id="err" errorCode="E"/><bpmn:error id="noCode" name="No code"/>' +
   '<bpmn:error id="feelCode" errorCode="=code"/><bpmn:escalation id="esc" escalationCode="X"/><bpmn:escalation id="noEsc" name="No code"/>';
 const doc = (body: string) => bpmnDoc(body, { root: ROOT });
-const timerOf = (type: 'Duration' | 'Date' | 'Cycle', text: string) => `<bpmn:timerEventDefinition><bpmn:time${type}>${text}</bpmn:time${type}></bpmn:timerEventDefinition>`;
+const timerOf = (type: 'Duration' | 'Date' | 'Cycle', text: string) =>
+  `<bpmn:timerEventDefinition><bpmn:time${type}>${text}</bpmn:time${type}></bpmn:timerEventDefinition>`;
 const task = (id: string) => `<bpmn:serviceTask id="${id}">${ext('<zeebe:taskDefinition type="work"/>')}</bpmn:serviceTask>`;
 
 /** The single problem about `id`. */
@@ -18,7 +19,10 @@ function only(xml: string, id: string): string {
   const problems = problemsOf(xml);
   const messages = messagesFor(problems, id);
   expect(messages, JSON.stringify(problems, null, 1)).toHaveLength(1);
-  expect(problems.filter((p) => p.elementId !== id), 'problems about other elements').toEqual([]);
+  expect(
+    problems.filter((p) => p.elementId !== id),
+    'problems about other elements',
+  ).toEqual([]);
   return messages[0];
 }
 
@@ -30,9 +34,9 @@ describe('call activities', () => {
   });
 
   it('with zeebe:calledElement but no processId', () => {
-    expect(only(doc(chain(['c'], [`<bpmn:callActivity id="c">${ext('<zeebe:calledElement propagateAllChildVariables="false"/>')}</bpmn:callActivity>`])), 'c')).toContain(
-      'does not say which process to call',
-    );
+    expect(
+      only(doc(chain(['c'], [`<bpmn:callActivity id="c">${ext('<zeebe:calledElement propagateAllChildVariables="false"/>')}</bpmn:callActivity>`])), 'c'),
+    ).toContain('does not say which process to call');
   });
 
   it('with an empty processId', () => {
@@ -96,8 +100,12 @@ describe('link events', () => {
 
   it('a throw and a catch without a link name', () => {
     const problems = problemsOf(jump(undefined, linkCatch('c')));
-    expect(messagesFor(problems, 't')).toEqual(["Link intermediate throw event 't' has no link name: name its linkEventDefinition like the link catch event it jumps to."]);
-    expect(messagesFor(problems, 'c')).toEqual(["Link intermediate catch event 'c' has no link name: name its linkEventDefinition like the link throw events that jump to it."]);
+    expect(messagesFor(problems, 't')).toEqual([
+      "Link intermediate throw event 't' has no link name: name its linkEventDefinition like the link catch event it jumps to.",
+    ]);
+    expect(messagesFor(problems, 'c')).toEqual([
+      "Link intermediate catch event 'c' has no link name: name its linkEventDefinition like the link throw events that jump to it.",
+    ]);
   });
 
   it('a throw with outgoing flows, which no token would take', () => {
@@ -136,7 +144,9 @@ describe('errors and escalations that are thrown need a code', () => {
   });
 
   it('an escalation intermediate throw event without a code', () => {
-    const xml = doc(chain(['x'], ['<bpmn:intermediateThrowEvent id="x"><bpmn:escalationEventDefinition escalationRef="noEsc"/></bpmn:intermediateThrowEvent>']));
+    const xml = doc(
+      chain(['x'], ['<bpmn:intermediateThrowEvent id="x"><bpmn:escalationEventDefinition escalationRef="noEsc"/></bpmn:intermediateThrowEvent>']),
+    );
     expect(only(xml, 'x')).toBe(
       "Escalation intermediate throw event 'x' throws escalation 'noEsc', which has no escalationCode: give the escalation an escalationCode, the code that boundary events and event subprocesses catch.",
     );
@@ -219,14 +229,16 @@ describe('business rule tasks calling a decision', () => {
 describe('timers', () => {
   const catchEvent = (definition: string) => doc(chain(['w'], [`<bpmn:intermediateCatchEvent id="w">${definition}</bpmn:intermediateCatchEvent>`]));
 
-  it('a literal duration that does not parse, with the parser\'s sentence', () => {
+  it("a literal duration that does not parse, with the parser's sentence", () => {
     expect(only(catchEvent(timerOf('Duration', 'ten minutes')), 'w')).toMatch(
       /^Intermediate catch event 'w' has a timer duration Orca cannot schedule: 'ten minutes' is not a valid ISO 8601 duration: .+\.$/,
     );
   });
 
   it('a literal date that does not parse', () => {
-    expect(only(catchEvent(timerOf('Date', '2026-13-01T10:00:00Z')), 'w')).toMatch(/timer date Orca cannot schedule: '2026-13-01T10:00:00Z' is not a valid ISO 8601 date-time/);
+    expect(only(catchEvent(timerOf('Date', '2026-13-01T10:00:00Z')), 'w')).toMatch(
+      /timer date Orca cannot schedule: '2026-13-01T10:00:00Z' is not a valid ISO 8601 date-time/,
+    );
   });
 
   it('a literal cycle that does not parse', () => {
@@ -249,10 +261,17 @@ describe('timers', () => {
   });
 
   it('a timer start event of an event subprocess inside an embedded subprocess is fine', () => {
-    const xml = doc(`${chain(['sub'], [`<bpmn:subProcess id="sub"><bpmn:startEvent id="ss"/>${task('work')}<bpmn:endEvent id="se"/>
+    const xml = doc(
+      `${chain(
+        ['sub'],
+        [
+          `<bpmn:subProcess id="sub"><bpmn:startEvent id="ss"/>${task('work')}<bpmn:endEvent id="se"/>
       <bpmn:sequenceFlow id="sf1" sourceRef="ss" targetRef="work"/><bpmn:sequenceFlow id="sf2" sourceRef="work" targetRef="se"/>
       <bpmn:subProcess id="late" triggeredByEvent="true"><bpmn:startEvent id="ls" isInterrupting="false">${timerOf('Cycle', 'R3/PT1H')}</bpmn:startEvent>
-        <bpmn:endEvent id="le"/><bpmn:sequenceFlow id="lf" sourceRef="ls" targetRef="le"/></bpmn:subProcess></bpmn:subProcess>`])}`);
+        <bpmn:endEvent id="le"/><bpmn:sequenceFlow id="lf" sourceRef="ls" targetRef="le"/></bpmn:subProcess></bpmn:subProcess>`,
+        ],
+      )}`,
+    );
     expect(compileOk(xml).processes[0].elements.sub.eventSubProcesses).toEqual(['late']);
   });
 
@@ -264,7 +283,8 @@ describe('timers', () => {
     });
 
     it('a cycle on an interrupting boundary event; non-interrupting is fine', () => {
-      const boundary = (attrs: string) => doc(`${chain(['host'], [task('host')])}<bpmn:boundaryEvent id="b" attachedToRef="host"${attrs}>${timerOf('Cycle', 'R/PT1H')}</bpmn:boundaryEvent>
+      const boundary = (attrs: string) =>
+        doc(`${chain(['host'], [task('host')])}<bpmn:boundaryEvent id="b" attachedToRef="host"${attrs}>${timerOf('Cycle', 'R/PT1H')}</bpmn:boundaryEvent>
         <bpmn:endEvent id="be"/><bpmn:sequenceFlow id="bf" sourceRef="b" targetRef="be"/>`);
       expect(only(boundary(''), 'b')).toBe(
         "Timer boundary event 'b' has a timer cycle, but it interrupts its activity at the first firing: give it a duration or a date, or make it non-interrupting to fire on every cycle.",
@@ -273,7 +293,8 @@ describe('timers', () => {
     });
 
     it('a cycle on an interrupting timer start of an event subprocess; non-interrupting is fine', () => {
-      const esp = (attrs: string) => doc(`${chain([], [])}<bpmn:subProcess id="x" triggeredByEvent="true"><bpmn:startEvent id="xs"${attrs}>${timerOf('Cycle', 'R/PT1H')}</bpmn:startEvent>
+      const esp = (attrs: string) =>
+        doc(`${chain([], [])}<bpmn:subProcess id="x" triggeredByEvent="true"><bpmn:startEvent id="xs"${attrs}>${timerOf('Cycle', 'R/PT1H')}</bpmn:startEvent>
         <bpmn:endEvent id="xe"/><bpmn:sequenceFlow id="xf" sourceRef="xs" targetRef="xe"/></bpmn:subProcess>`);
       expect(only(esp(''), 'xs')).toContain("Timer start event 'xs' has a timer cycle, but it interrupts its scope at the first firing");
       compileOk(esp(' isInterrupting="false"'));
@@ -297,21 +318,48 @@ describe('event-based gateways', () => {
       ${targets.map(([id], i) => `<bpmn:sequenceFlow id="g${i}" sourceRef="g" targetRef="${id}"/><bpmn:sequenceFlow id="o${i}" sourceRef="${id}" targetRef="e"/>`).join('')}${extra}`);
 
   it('between a timer and a message catch event it compiles', () => {
-    compileOk(gateway([['t', timerCatch('t')], ['m1', messageCatch('m1')]]));
+    compileOk(
+      gateway([
+        ['t', timerCatch('t')],
+        ['m1', messageCatch('m1')],
+      ]),
+    );
   });
 
   it('with a receive task after it: not supported, says to use a message catch event', () => {
-    expect(only(gateway([['t', timerCatch('t')], ['r', '<bpmn:receiveTask id="r" messageRef="m"/>']]), 'g')).toBe(
+    expect(
+      only(
+        gateway([
+          ['t', timerCatch('t')],
+          ['r', '<bpmn:receiveTask id="r" messageRef="m"/>'],
+        ]),
+        'g',
+      ),
+    ).toBe(
       "Event-based gateway 'g' leads to receive task 'r'; Orca does not support receive tasks after an event-based gateway: use a message intermediate catch event instead.",
     );
   });
 
   it('with a task or a link catch after it', () => {
-    expect(only(gateway([['t', timerCatch('t')], ['w', task('w')]]), 'g')).toBe(
-      "Event-based gateway 'g' leads to service task 'w'; an event-based gateway can only wait for timer and message intermediate catch events.",
-    );
+    expect(
+      only(
+        gateway([
+          ['t', timerCatch('t')],
+          ['w', task('w')],
+        ]),
+        'g',
+      ),
+    ).toBe("Event-based gateway 'g' leads to service task 'w'; an event-based gateway can only wait for timer and message intermediate catch events.");
     const link = '<bpmn:intermediateCatchEvent id="l"><bpmn:linkEventDefinition name="L"/></bpmn:intermediateCatchEvent>';
-    expect(only(gateway([['t', timerCatch('t')], ['l', link]]), 'g')).toContain("leads to link intermediate catch event 'l'");
+    expect(
+      only(
+        gateway([
+          ['t', timerCatch('t')],
+          ['l', link],
+        ]),
+        'g',
+      ),
+    ).toContain("leads to link intermediate catch event 'l'");
   });
 
   it('with fewer than two outgoing flows', () => {
@@ -321,7 +369,13 @@ describe('event-based gateways', () => {
   });
 
   it('whose event is also reached by another flow', () => {
-    const xml = gateway([['t', timerCatch('t')], ['m1', messageCatch('m1')]], '<bpmn:sequenceFlow id="back" sourceRef="s" targetRef="m1"/>');
+    const xml = gateway(
+      [
+        ['t', timerCatch('t')],
+        ['m1', messageCatch('m1')],
+      ],
+      '<bpmn:sequenceFlow id="back" sourceRef="s" targetRef="m1"/>',
+    );
     expect(only(xml, 'g')).toBe(
       "Event-based gateway 'g' leads to 'm1', which has other incoming flows ('back'); an event after an event-based gateway must be reached only through that one flow.",
     );
@@ -329,7 +383,8 @@ describe('event-based gateways', () => {
 });
 
 describe('event subprocesses', () => {
-  const esp = (inner: string, flows = '') => doc(`${chain([], [])}<bpmn:subProcess id="x" triggeredByEvent="true">${inner}<bpmn:endEvent id="xe"/></bpmn:subProcess>${flows}`);
+  const esp = (inner: string, flows = '') =>
+    doc(`${chain([], [])}<bpmn:subProcess id="x" triggeredByEvent="true">${inner}<bpmn:endEvent id="xe"/></bpmn:subProcess>${flows}`);
   const errorStart = (id: string) => `<bpmn:startEvent id="${id}"><bpmn:errorEventDefinition errorRef="err"/></bpmn:startEvent>`;
 
   it('without a start event', () => {
@@ -337,9 +392,14 @@ describe('event subprocesses', () => {
   });
 
   it('with two start events', () => {
-    expect(only(esp(`${errorStart('a')}${errorStart('b')}<bpmn:sequenceFlow id="xa" sourceRef="a" targetRef="xe"/><bpmn:sequenceFlow id="xb" sourceRef="b" targetRef="xe"/>`), 'x')).toBe(
-      "Event subprocess 'x' has 2 start events ('a', 'b'); an event subprocess has exactly one, the event that triggers it.",
-    );
+    expect(
+      only(
+        esp(
+          `${errorStart('a')}${errorStart('b')}<bpmn:sequenceFlow id="xa" sourceRef="a" targetRef="xe"/><bpmn:sequenceFlow id="xb" sourceRef="b" targetRef="xe"/>`,
+        ),
+        'x',
+      ),
+    ).toBe("Event subprocess 'x' has 2 start events ('a', 'b'); an event subprocess has exactly one, the event that triggers it.");
   });
 
   it('connected by sequence flows', () => {
@@ -365,8 +425,12 @@ describe('one catch per error or escalation code in a scope', () => {
         boundary('b5', '<bpmn:escalationEventDefinition escalationRef="esc"/>'),
     );
     const problems = problemsOf(xml);
-    expect(messagesFor(problems, 'b2')).toEqual(["'b1' and 'b2' both catch error code 'E' on service task 'host'; only one catch per error code is allowed there."]);
-    expect(messagesFor(problems, 'b4')).toEqual(["'b3' and 'b4' both catch every error (no error code) on service task 'host'; only one catch per error code is allowed there."]);
+    expect(messagesFor(problems, 'b2')).toEqual([
+      "'b1' and 'b2' both catch error code 'E' on service task 'host'; only one catch per error code is allowed there.",
+    ]);
+    expect(messagesFor(problems, 'b4')).toEqual([
+      "'b3' and 'b4' both catch every error (no error code) on service task 'host'; only one catch per error code is allowed there.",
+    ]);
     expect(problems).toHaveLength(2);
   });
 

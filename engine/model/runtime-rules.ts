@@ -70,7 +70,10 @@ function checkCalledDecision(info: NodeInfo, findings: Findings): void {
     findings.problem(info.node.id, `${subject} calls no decision: set decisionId in zeebe:calledDecision to the id of the DMN decision to evaluate.`);
   }
   if (blank(decision.resultVariable)) {
-    findings.problem(info.node.id, `${subject} has no result variable: set resultVariable in zeebe:calledDecision, the variable that receives the decision's result.`);
+    findings.problem(
+      info.node.id,
+      `${subject} has no result variable: set resultVariable in zeebe:calledDecision, the variable that receives the decision's result.`,
+    );
   }
 }
 
@@ -87,7 +90,10 @@ function checkTimerPosition(info: NodeInfo, findings: Findings): void {
   const { node, kind } = info;
   if (kind === 'startEvent' && info.scope === 'process') {
     if (type === 'duration') {
-      findings.problem(node.id, `${subject} has a timer duration, which has nothing to count from before the process exists: give it a date (start once) or a cycle (start repeatedly).`);
+      findings.problem(
+        node.id,
+        `${subject} has a timer duration, which has nothing to count from before the process exists: give it a date (start once) or a cycle (start repeatedly).`,
+      );
     }
     return;
   }
@@ -95,9 +101,15 @@ function checkTimerPosition(info: NodeInfo, findings: Findings): void {
   if (kind === 'intermediateCatchEvent') {
     findings.problem(node.id, `${subject} has a timer cycle, but the token waits for one firing only: give it a duration or a date.`);
   } else if (kind === 'boundaryEvent' && node.cancelActivity !== false) {
-    findings.problem(node.id, `${subject} has a timer cycle, but it interrupts its activity at the first firing: give it a duration or a date, or make it non-interrupting to fire on every cycle.`);
+    findings.problem(
+      node.id,
+      `${subject} has a timer cycle, but it interrupts its activity at the first firing: give it a duration or a date, or make it non-interrupting to fire on every cycle.`,
+    );
   } else if (kind === 'startEvent' && info.scope === 'eventSubProcess' && node.isInterrupting !== false) {
-    findings.problem(node.id, `${subject} has a timer cycle, but it interrupts its scope at the first firing: give it a duration or a date, or make it non-interrupting to fire on every cycle.`);
+    findings.problem(
+      node.id,
+      `${subject} has a timer cycle, but it interrupts its scope at the first firing: give it a duration or a date, or make it non-interrupting to fire on every cycle.`,
+    );
   }
 }
 
@@ -142,10 +154,16 @@ function checkLinks(p: ProcessRead, findings: Findings): void {
         elsewhere.length > 0
           ? `; link catch event '${elsewhere[0].node.id}' has that name but is in ${describeScope(p, elsewhere[0].node.parent)}, and a link cannot cross a subprocess boundary`
           : '';
-      findings.problem(node.id, `${subject} jumps to link '${name}', but there is no link catch event named '${name}' in ${describeScope(p, node.parent)}${hint}.`);
+      findings.problem(
+        node.id,
+        `${subject} jumps to link '${name}', but there is no link catch event named '${name}' in ${describeScope(p, node.parent)}${hint}.`,
+      );
     }
     if (node.outgoing.length > 0) {
-      findings.problem(node.id, `${subject} has outgoing sequence flows (${quoted(node.outgoing)}), which no token would take: the token jumps to the link catch event instead.`);
+      findings.problem(
+        node.id,
+        `${subject} has outgoing sequence flows (${quoted(node.outgoing)}), which no token would take: the token jumps to the link catch event instead.`,
+      );
     }
   }
 }
@@ -172,7 +190,10 @@ function checkEventBasedGateway(p: ProcessRead, info: NodeInfo, findings: Findin
     } else if (target.kind === 'intermediateCatchEvent') {
       // Other catch kinds (signal, conditional, none) are reported on the event itself as unsupported.
       if (target.eventKind === 'link') {
-        findings.problem(node.id, `${subject} leads to ${lowerFirst(eventSubject(target))}; an event-based gateway can only wait for timer and message intermediate catch events.`);
+        findings.problem(
+          node.id,
+          `${subject} leads to ${lowerFirst(eventSubject(target))}; an event-based gateway can only wait for timer and message intermediate catch events.`,
+        );
       }
     } else {
       findings.problem(node.id, `${subject} leads to ${ref}; an event-based gateway can only wait for timer and message intermediate catch events.`);
@@ -194,11 +215,17 @@ function checkEventSubProcess(info: NodeInfo, findings: Findings): void {
   if (starts.length === 0) {
     findings.problem(node.id, `${subject} has no start event: add the timer, error or escalation start event that triggers it.`);
   } else if (starts.length > 1) {
-    findings.problem(node.id, `${subject} has ${starts.length} start events (${quoted(starts)}); an event subprocess has exactly one, the event that triggers it.`);
+    findings.problem(
+      node.id,
+      `${subject} has ${starts.length} start events (${quoted(starts)}); an event subprocess has exactly one, the event that triggers it.`,
+    );
   }
   const flows = [...node.incoming, ...node.outgoing];
   if (flows.length > 0) {
-    findings.problem(node.id, `${subject} is connected by sequence flows (${quoted(flows)}); an event subprocess starts only through its start event and cannot have incoming or outgoing flows.`);
+    findings.problem(
+      node.id,
+      `${subject} is connected by sequence flows (${quoted(flows)}); an event subprocess starts only through its start event and cannot have incoming or outgoing flows.`,
+    );
   }
 }
 
@@ -239,7 +266,8 @@ function checkDuplicateCatches(p: ProcessRead, findings: Findings): void {
         reportDuplicateCatches(kind, catchesOf(node.boundaryEvents, kind), `on ${lowerFirst(named(info.kind, node.id))}`, findings);
       }
     }
-    if ((node.eventSubProcesses ?? []).length > 1) scopes.push({ label: `${kindWords(info.kind)} '${node.id}'`, eventSubProcesses: node.eventSubProcesses ?? [] });
+    if ((node.eventSubProcesses ?? []).length > 1)
+      scopes.push({ label: `${kindWords(info.kind)} '${node.id}'`, eventSubProcesses: node.eventSubProcesses ?? [] });
   }
   for (const scope of scopes) {
     if (scope.eventSubProcesses.length < 2) continue;

@@ -1,4 +1,4 @@
-// Every real-world model in /work/shared/bpmn (see INDEX.tsv there), with the
+// Every real-world model in the shared collection beside the checkout (../shared/bpmn, see INDEX.tsv there), with the
 // outcome written down by reading each file: accepted (with its executable
 // process ids) or rejected (with the ids of the elements at fault). FEEL syntax
 // problems are listed apart, because they depend on engine/feel's parser.
@@ -9,10 +9,7 @@ import { feelSyntaxError } from '../feel/index.ts';
 import { compileBpmn } from './compile.ts';
 
 type Expectation =
-  | { accepted: string[]; nonExecutable?: string[] }
-  | { rejected: string[]; feel?: string[] }
-  | { parseError: true }
-  | { noExecutableProcess: true };
+  { accepted: string[]; nonExecutable?: string[] } | { rejected: string[]; feel?: string[] } | { parseError: true } | { noExecutableProcess: true };
 
 const EXPECTED: Record<string, Expectation> = {
   // Truncated on purpose upstream: the DI section never closes.
@@ -147,7 +144,15 @@ const EXPECTED: Record<string, Expectation> = {
   // Timer end, timers without a time, compensation boundary, complex gateway, MI service tasks without types
   // or input collections, an error end without an error.
   'ppanel-execution-listeners.bpmn': {
-    rejected: ['TimerEndEvent', 'BoundaryEvent', 'CompensationBoundaryEvent', 'ComplexGateway', 'MultiInstanceTask', 'MultiInstanceTask_NoListeners', 'ErrorEndEvent'],
+    rejected: [
+      'TimerEndEvent',
+      'BoundaryEvent',
+      'CompensationBoundaryEvent',
+      'ComplexGateway',
+      'MultiInstanceTask',
+      'MultiInstanceTask_NoListeners',
+      'ErrorEndEvent',
+    ],
   },
   // No start event at all, service tasks without types, receive task without message, signal throw and end.
   'ppanel-input-props-signal.bpmn': {
@@ -168,7 +173,15 @@ const EXPECTED: Record<string, Expectation> = {
   'ppanel-message-props.bpmn': { rejected: ['StartEvent_1', 'StartEvent_3', 'StartEvent_2', 'MessageEvent_empty', 'EventSubProcess_1'] },
   // No start event at all, MI service tasks without types (four of them also without an input collection).
   'ppanel-multi-instance-props.bpmn': {
-    rejected: ['Process_1', 'ServiceTask_1', 'ServiceTask_noZeebeLoops', 'ServiceTask_noExtensionElements', 'ServiceTask_noCompletionCondition', 'Activity_empty', 'ServiceTask_noInputCollection'],
+    rejected: [
+      'Process_1',
+      'ServiceTask_1',
+      'ServiceTask_noZeebeLoops',
+      'ServiceTask_noExtensionElements',
+      'ServiceTask_noCompletionCondition',
+      'Activity_empty',
+      'ServiceTask_noInputCollection',
+    ],
   },
   'pyzeebe-test.bpmn': { rejected: ['Event_0hg01mt'] },
   'quarkus-simple-user-task.bpmn': { accepted: ['SimpleUserTask'] },
@@ -200,7 +213,11 @@ const EXPECTED: Record<string, Expectation> = {
 
 const folder = fileURLToPath(new URL('../../../shared/bpmn/', import.meta.url));
 const present = existsSync(folder);
-const files = present ? readdirSync(folder).filter((f) => f.endsWith('.bpmn')).sort() : [];
+const files = present
+  ? readdirSync(folder)
+      .filter((f) => f.endsWith('.bpmn'))
+      .sort()
+  : [];
 /** Whether engine/feel reports syntax errors; FEEL expectations are only checked when it does. */
 const feelChecks = feelSyntaxError('a +') !== undefined;
 
@@ -241,7 +258,13 @@ describe.skipIf(!present)('shared BPMN models', () => {
     const actual = new Set(result.problems.map((p) => p.elementId ?? '(no id)'));
     const required = new Set([...expected.rejected, ...(feelChecks ? (expected.feel ?? []) : [])]);
     const allowed = new Set([...expected.rejected, ...(expected.feel ?? [])]);
-    expect([...required].filter((id) => !actual.has(id)), 'expected problems that are missing').toEqual([]);
-    expect([...actual].filter((id) => !allowed.has(id)), 'unexpected problems').toEqual([]);
+    expect(
+      [...required].filter((id) => !actual.has(id)),
+      'expected problems that are missing',
+    ).toEqual([]);
+    expect(
+      [...actual].filter((id) => !allowed.has(id)),
+      'unexpected problems',
+    ).toEqual([]);
   });
 });

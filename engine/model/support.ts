@@ -6,12 +6,15 @@
 //   <kind>:<event>                  startEvent:message, endEvent:terminate
 //   <kind>:<event>:<context>        startEvent:none:subProcess, boundaryEvent:timer:nonInterrupting
 //   <kind>:*:<context>              startEvent:*:subProcess (any event in that context)
+//   <kind>:*                        implicitThrowEvent:* (the kind with any event)
 //   *:<event>                       *:signal (the event kind on any element)
 //   <kind>:<variant>                subProcess:eventSubProcess, businessRuleTask:calledDecision
 //   loop:multiInstance, loop:standard, activity:compensationHandler  (markers on any activity)
 //
 // Lookup goes from the most specific key to the least; an element whose keys
-// are all missing is reported as not supported.
+// are all missing is reported as not supported. An element kind runs only
+// with a processor in engine/runtime/processors.ts; processors.test.ts there
+// fails until this table and that registry name the same kinds.
 import { capitalize, EVENT_ELEMENTS, kindWords, subjectOf } from './labels.ts';
 
 export type SupportStatus =
@@ -54,7 +57,12 @@ export const SUPPORT: Readonly<Record<string, SupportEntry>> = {
   'intermediateCatchEvent:none': { status: 'invalid', reason: 'an intermediate catch event needs an event definition' },
   'intermediateThrowEvent:none': SUPPORTED,
   'intermediateThrowEvent:message': { status: 'notYet', reason: NO_MESSAGE_PUBLISHING },
-  'boundaryEvent:message': { status: 'notYet', reason: `${NO_MESSAGE_API}; a message wait is a receive task or a message intermediate catch event, completed by a worker as a job` },
+  // Without this the event wildcards below (*:timer, …) would let it through to a runtime without a processor for it.
+  'implicitThrowEvent:*': { status: 'never', reason: 'use an intermediate throw event' },
+  'boundaryEvent:message': {
+    status: 'notYet',
+    reason: `${NO_MESSAGE_API}; a message wait is a receive task or a message intermediate catch event, completed by a worker as a job`,
+  },
   'boundaryEvent:none': { status: 'invalid', reason: 'a boundary event needs an event definition' },
   boundaryEvent: SUPPORTED,
   '*:timer': SUPPORTED,
@@ -142,7 +150,7 @@ function elementKeys(q: SupportQuery): string[] {
     const keys: string[] = [];
     if (context !== undefined) keys.push(`${q.kind}:${event}:${context}`);
     if (context !== undefined && event !== 'none') keys.push(`${q.kind}:*:${context}`);
-    keys.push(`${q.kind}:${event}`, `*:${event}`, q.kind);
+    keys.push(`${q.kind}:${event}`, `${q.kind}:*`, `*:${event}`, q.kind);
     return keys;
   }
   if (q.kind === 'subProcess' && q.eventSubProcess) return ['subProcess:eventSubProcess'];
@@ -161,7 +169,8 @@ function lookup(keys: string[]): SupportEntry | undefined {
 function elementVerdict(q: SupportQuery): Verdict {
   const entry = lookup(elementKeys(q));
   if (q.kind === 'subProcess' && q.eventSubProcess) return { entry, subject: 'Event subprocess', detail: '' };
-  if (q.kind === 'businessRuleTask' && q.calledDecision) return { entry, subject: 'Business rule task', detail: ' with a called decision (zeebe:calledDecision)' };
+  if (q.kind === 'businessRuleTask' && q.calledDecision)
+    return { entry, subject: 'Business rule task', detail: ' with a called decision (zeebe:calledDecision)' };
   const subject = subjectOf(q.kind, q.eventKind, q.nonInterrupting === true);
   return { entry, subject, detail: q.kind === 'startEvent' && q.scope === 'eventSubProcess' ? ' of an event subprocess' : '' };
 }
@@ -171,7 +180,8 @@ function markerVerdicts(q: SupportQuery): Verdict[] {
   const kind = kindWords(q.kind);
   if (q.multiInstance) out.push({ entry: lookup(['loop:multiInstance']), subject: capitalize(`multi-instance ${kind}`), detail: '' });
   if (q.standardLoop) out.push({ entry: lookup(['loop:standard']), subject: capitalize(kind), detail: ' with a standard loop' });
-  if (q.compensationHandler) out.push({ entry: lookup(['activity:compensationHandler']), subject: capitalize(kind), detail: ' as a compensation handler (isForCompensation)' });
+  if (q.compensationHandler)
+    out.push({ entry: lookup(['activity:compensationHandler']), subject: capitalize(kind), detail: ' as a compensation handler (isForCompensation)' });
   return out;
 }
 

@@ -5,9 +5,7 @@
 // and caches it on first use.
 
 /** A value that is either fixed in the model or computed by FEEL at run time (`="…"` in the XML). */
-export type ValueExpr =
-  | { kind: 'literal'; value: string }
-  | { kind: 'feel'; source: string };
+export type ValueExpr = { kind: 'literal'; value: string } | { kind: 'feel'; source: string };
 
 export type ElementType =
   | 'startEvent'
@@ -30,17 +28,7 @@ export type ElementType =
   | 'subProcess'
   | 'callActivity';
 
-export type EventDefinitionKind =
-  | 'none'
-  | 'message'
-  | 'timer'
-  | 'error'
-  | 'escalation'
-  | 'signal'
-  | 'terminate'
-  | 'link'
-  | 'compensate'
-  | 'conditional';
+export type EventDefinitionKind = 'none' | 'message' | 'timer' | 'error' | 'escalation' | 'signal' | 'terminate' | 'link' | 'compensate' | 'conditional';
 
 export interface TimerDefinition {
   type: 'duration' | 'date' | 'cycle';
@@ -198,6 +186,4 @@ export interface ModelProblem {
   message: string;
 }
 
-export type CompileResult =
-  | { ok: true; model: CompiledModel }
-  | { ok: false; problems: ModelProblem[] };
+export type CompileResult = { ok: true; model: CompiledModel } | { ok: false; problems: ModelProblem[] };

@@ -19,20 +19,24 @@ describe('tasks without what Orca needs to run them', () => {
   });
 
   it('service task with an empty type', () => {
-    expect(only(problemsOf(bpmnDoc(chain(['t'], [`<bpmn:serviceTask id="t">${ext('<zeebe:taskDefinition type=" "/>')}</bpmn:serviceTask>`]))), 't')).toContain('has no job type');
+    expect(only(problemsOf(bpmnDoc(chain(['t'], [`<bpmn:serviceTask id="t">${ext('<zeebe:taskDefinition type=" "/>')}</bpmn:serviceTask>`]))), 't')).toContain(
+      'has no job type',
+    );
   });
 
   it('service task configured for Camunda 7: says that Orca reads zeebe:taskDefinition', () => {
-    const xml = bpmnDoc(chain(['t'], ['<bpmn:serviceTask id="t" camunda:type="external" camunda:topic="invoice" xmlns:camunda="http://camunda.org/schema/1.0/bpmn"/>']));
+    const xml = bpmnDoc(
+      chain(['t'], ['<bpmn:serviceTask id="t" camunda:type="external" camunda:topic="invoice" xmlns:camunda="http://camunda.org/schema/1.0/bpmn"/>']),
+    );
     expect(only(problemsOf(xml), 't')).toBe(
       `Service task 't' has no job type: it is configured with Camunda 7 attributes (camunda:topic, camunda:type), but Orca reads <zeebe:taskDefinition type="…"/> in its extensionElements.`,
     );
   });
 
   it('send task without a task definition', () => {
-    expect(only(problemsOf(bpmnDoc(chain(['t'], ['<bpmn:sendTask id="t" camunda:class="a.B" xmlns:camunda="http://camunda.org/schema/1.0/bpmn"/>']))), 't')).toContain(
-      'Camunda 7 attributes (camunda:class)',
-    );
+    expect(
+      only(problemsOf(bpmnDoc(chain(['t'], ['<bpmn:sendTask id="t" camunda:class="a.B" xmlns:camunda="http://camunda.org/schema/1.0/bpmn"/>']))), 't'),
+    ).toContain('Camunda 7 attributes (camunda:class)');
   });
 
   it('business rule task with neither a task definition nor a called decision', () => {
@@ -79,7 +83,9 @@ describe('sequence flows', () => {
     const xml = bpmnDoc(`${chain([], [])}<bpmn:sequenceFlow id="across" sourceRef="s" targetRef="otherTask"/>`, {
       root: '<bpmn:process id="other" isExecutable="false"><bpmn:task id="otherTask"/></bpmn:process>',
     });
-    expect(only(problemsOf(xml), 'across')).toBe("Sequence flow 'across' has target 'otherTask', which belongs to process 'other'; a sequence flow cannot connect two processes.");
+    expect(only(problemsOf(xml), 'across')).toBe(
+      "Sequence flow 'across' has target 'otherTask', which belongs to process 'other'; a sequence flow cannot connect two processes.",
+    );
   });
 
   it('into a start event, out of an end event', () => {
@@ -96,7 +102,9 @@ describe('sequence flows', () => {
       <bpmn:sequenceFlow id="f" sourceRef="s" targetRef="g"/>
       <bpmn:sequenceFlow id="js" sourceRef="g" targetRef="e"><bpmn:conditionExpression language="javascript">x &gt; 1</bpmn:conditionExpression></bpmn:sequenceFlow>
       <bpmn:sequenceFlow id="d" sourceRef="g" targetRef="e"/>`);
-    expect(only(problemsOf(xml), 'js')).toBe("Sequence flow 'js' has a condition in javascript; Orca evaluates conditions as FEEL (for example =amount > 100).");
+    expect(only(problemsOf(xml), 'js')).toBe(
+      "Sequence flow 'js' has a condition in javascript; Orca evaluates conditions as FEEL (for example =amount > 100).",
+    );
   });
 
   it('a condition on a flow that does not leave an exclusive or inclusive gateway', () => {
@@ -148,17 +156,25 @@ describe('gateways and default flows', () => {
 describe('boundary events', () => {
   // Boundary events are not supported yet, so each case also carries that problem; the checks below look for the structural one.
   it('attached to an unknown element', () => {
-    const xml = bpmnDoc(`${chain([], [])}<bpmn:boundaryEvent id="b" attachedToRef="ghost"><bpmn:timerEventDefinition><bpmn:timeDuration>PT1M</bpmn:timeDuration></bpmn:timerEventDefinition></bpmn:boundaryEvent>`);
+    const xml = bpmnDoc(
+      `${chain([], [])}<bpmn:boundaryEvent id="b" attachedToRef="ghost"><bpmn:timerEventDefinition><bpmn:timeDuration>PT1M</bpmn:timeDuration></bpmn:timerEventDefinition></bpmn:boundaryEvent>`,
+    );
     expect(messagesFor(problemsOf(xml), 'b')).toContain("Boundary event 'b' is attached to 'ghost', but there is no activity with that id in process 'p'.");
   });
 
   it('attached to something that is not an activity', () => {
-    const xml = bpmnDoc(`${chain([], [])}<bpmn:boundaryEvent id="b" attachedToRef="s"><bpmn:timerEventDefinition><bpmn:timeDuration>PT1M</bpmn:timeDuration></bpmn:timerEventDefinition></bpmn:boundaryEvent>`);
-    expect(messagesFor(problemsOf(xml), 'b')).toContain("Boundary event 'b' is attached to start event 's'; boundary events can only be attached to activities.");
+    const xml = bpmnDoc(
+      `${chain([], [])}<bpmn:boundaryEvent id="b" attachedToRef="s"><bpmn:timerEventDefinition><bpmn:timeDuration>PT1M</bpmn:timeDuration></bpmn:timerEventDefinition></bpmn:boundaryEvent>`,
+    );
+    expect(messagesFor(problemsOf(xml), 'b')).toContain(
+      "Boundary event 'b' is attached to start event 's'; boundary events can only be attached to activities.",
+    );
   });
 
   it('without attachedToRef', () => {
-    const xml = bpmnDoc(`${chain([], [])}<bpmn:boundaryEvent id="b"><bpmn:timerEventDefinition><bpmn:timeDuration>PT1M</bpmn:timeDuration></bpmn:timerEventDefinition></bpmn:boundaryEvent>`);
+    const xml = bpmnDoc(
+      `${chain([], [])}<bpmn:boundaryEvent id="b"><bpmn:timerEventDefinition><bpmn:timeDuration>PT1M</bpmn:timeDuration></bpmn:timerEventDefinition></bpmn:boundaryEvent>`,
+    );
     expect(messagesFor(problemsOf(xml), 'b')).toContain("Boundary event 'b' is not attached to an activity (attachedToRef is missing).");
   });
 });
@@ -175,7 +191,9 @@ describe('start events and executable processes', () => {
   });
 
   it('non-executable processes next to an executable one are ignored with a warning', () => {
-    const xml = bpmnDoc(chain([], []), { root: '<bpmn:process id="draft" isExecutable="false"><bpmn:serviceTask id="broken"/><bpmn:signalEventDefinition/></bpmn:process>' });
+    const xml = bpmnDoc(chain([], []), {
+      root: '<bpmn:process id="draft" isExecutable="false"><bpmn:serviceTask id="broken"/><bpmn:signalEventDefinition/></bpmn:process>',
+    });
     const model = compileOk(xml);
     expect(model.processes.map((p) => p.id)).toEqual(['p']);
     expect(model.nonExecutableProcesses).toEqual(['draft']);
@@ -204,7 +222,14 @@ describe('start events and executable processes', () => {
   });
 
   it('a timer start inside an embedded subprocess is not valid there', () => {
-    const xml = bpmnDoc(chain(['sub'], ['<bpmn:subProcess id="sub"><bpmn:startEvent id="in"><bpmn:timerEventDefinition><bpmn:timeCycle>R/PT1H</bpmn:timeCycle></bpmn:timerEventDefinition></bpmn:startEvent></bpmn:subProcess>']));
+    const xml = bpmnDoc(
+      chain(
+        ['sub'],
+        [
+          '<bpmn:subProcess id="sub"><bpmn:startEvent id="in"><bpmn:timerEventDefinition><bpmn:timeCycle>R/PT1H</bpmn:timeCycle></bpmn:timerEventDefinition></bpmn:startEvent></bpmn:subProcess>',
+        ],
+      ),
+    );
     expect(only(problemsOf(xml), 'in')).toBe("Timer start event 'in' is not valid here: an embedded subprocess starts with a single none start event.");
   });
 });
@@ -221,12 +246,28 @@ describe('FEEL syntax at deploy time', () => {
   });
 
   it.each([
-    ['an input mapping', `<bpmn:serviceTask id="t">${ext('<zeebe:taskDefinition type="x"/><zeebe:ioMapping><zeebe:input source="=a +" target="v"/></zeebe:ioMapping>')}</bpmn:serviceTask>`, "The input mapping 'v' of service task 't'"],
-    ['an output mapping', `<bpmn:serviceTask id="t">${ext('<zeebe:taskDefinition type="x"/><zeebe:ioMapping><zeebe:output source="=(" target="v"/></zeebe:ioMapping>')}</bpmn:serviceTask>`, "The output mapping 'v' of service task 't'"],
+    [
+      'an input mapping',
+      `<bpmn:serviceTask id="t">${ext('<zeebe:taskDefinition type="x"/><zeebe:ioMapping><zeebe:input source="=a +" target="v"/></zeebe:ioMapping>')}</bpmn:serviceTask>`,
+      "The input mapping 'v' of service task 't'",
+    ],
+    [
+      'an output mapping',
+      `<bpmn:serviceTask id="t">${ext('<zeebe:taskDefinition type="x"/><zeebe:ioMapping><zeebe:output source="=(" target="v"/></zeebe:ioMapping>')}</bpmn:serviceTask>`,
+      "The output mapping 'v' of service task 't'",
+    ],
     ['a FEEL job type', `<bpmn:serviceTask id="t">${ext('<zeebe:taskDefinition type="=1 2"/>')}</bpmn:serviceTask>`, "The job type of service task 't'"],
     ['FEEL retries', `<bpmn:serviceTask id="t">${ext('<zeebe:taskDefinition type="x" retries="=)"/>')}</bpmn:serviceTask>`, "The retries of service task 't'"],
-    ['a script expression', `<bpmn:scriptTask id="t">${ext('<zeebe:script expression="=if" resultVariable="r"/>')}</bpmn:scriptTask>`, "The script expression of script task 't'"],
-    ['a loop input collection', `<bpmn:task id="t"><bpmn:multiInstanceLoopCharacteristics>${ext('<zeebe:loopCharacteristics inputCollection="=[1,"/>')}</bpmn:multiInstanceLoopCharacteristics></bpmn:task>`, "The input collection of task 't'"],
+    [
+      'a script expression',
+      `<bpmn:scriptTask id="t">${ext('<zeebe:script expression="=if" resultVariable="r"/>')}</bpmn:scriptTask>`,
+      "The script expression of script task 't'",
+    ],
+    [
+      'a loop input collection',
+      `<bpmn:task id="t"><bpmn:multiInstanceLoopCharacteristics>${ext('<zeebe:loopCharacteristics inputCollection="=[1,"/>')}</bpmn:multiInstanceLoopCharacteristics></bpmn:task>`,
+      "The input collection of task 't'",
+    ],
   ])('%s', (_label, element, start) => {
     const messages = messagesFor(problemsOf(bpmnDoc(chain(['t'], [element]))), 't');
     expect(messages.some((m) => m.startsWith(start) && m.includes('is not valid FEEL'))).toBe(true);
@@ -241,14 +282,28 @@ describe('FEEL syntax at deploy time', () => {
 
   it('long expressions are shown on one line and cut', () => {
     const long = `=${'&#34;x&#34; + '.repeat(100)}`;
-    const xml = bpmnDoc(chain(['t'], [`<bpmn:serviceTask id="t">${ext(`<zeebe:taskDefinition type="x"/><zeebe:ioMapping><zeebe:input source="${long}" target="v"/></zeebe:ioMapping>`)}</bpmn:serviceTask>`]));
+    const xml = bpmnDoc(
+      chain(
+        ['t'],
+        [
+          `<bpmn:serviceTask id="t">${ext(`<zeebe:taskDefinition type="x"/><zeebe:ioMapping><zeebe:input source="${long}" target="v"/></zeebe:ioMapping>`)}</bpmn:serviceTask>`,
+        ],
+      ),
+    );
     const message = only(problemsOf(xml), 't');
     expect(message).toContain('…');
     expect(message.length).toBeLessThan(300);
   });
 
   it('valid FEEL passes', () => {
-    const xml = bpmnDoc(chain(['t'], [`<bpmn:serviceTask id="t">${ext('<zeebe:taskDefinition type="=&#34;a&#34; + b"/><zeebe:ioMapping><zeebe:input source="=some x in xs satisfies x &gt; 1" target="v"/></zeebe:ioMapping>')}</bpmn:serviceTask>`]));
+    const xml = bpmnDoc(
+      chain(
+        ['t'],
+        [
+          `<bpmn:serviceTask id="t">${ext('<zeebe:taskDefinition type="=&#34;a&#34; + b"/><zeebe:ioMapping><zeebe:input source="=some x in xs satisfies x &gt; 1" target="v"/></zeebe:ioMapping>')}</bpmn:serviceTask>`,
+        ],
+      ),
+    );
     expect(compileBpmn(xml).ok).toBe(true);
   });
 });

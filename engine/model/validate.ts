@@ -20,14 +20,18 @@ function checkStartEvents(p: ProcessRead, findings: Findings): void {
   if (p.startEvents.length === 0) {
     findings.problem(p.id, `Process '${p.id}' has no start event: add a none start event, which is how POST /api/v1/process-instances starts an instance.`);
   } else if (noneStarts(p.startEvents).length > 1) {
-    findings.problem(p.id, `Process '${p.id}' has ${noneStarts(p.startEvents).length} none start events (${noneStarts(p.startEvents).join(', ')}); keep exactly one.`);
+    findings.problem(
+      p.id,
+      `Process '${p.id}' has ${noneStarts(p.startEvents).length} none start events (${noneStarts(p.startEvents).join(', ')}); keep exactly one.`,
+    );
   }
   for (const info of p.nodes.values()) {
     if ((info.kind !== 'subProcess' || info.node.triggeredByEvent) && info.kind !== 'transaction') continue;
     const starts = info.node.startEvents ?? [];
     const subject = named(info.kind, info.node.id);
     if (starts.length === 0) findings.problem(info.node.id, `${subject} has no start event: add a none start event inside it.`);
-    else if (noneStarts(starts).length > 1) findings.problem(info.node.id, `${subject} has ${noneStarts(starts).length} none start events (${noneStarts(starts).join(', ')}); keep exactly one.`);
+    else if (noneStarts(starts).length > 1)
+      findings.problem(info.node.id, `${subject} has ${noneStarts(starts).length} none start events (${noneStarts(starts).join(', ')}); keep exactly one.`);
   }
 }
 
@@ -66,9 +70,12 @@ function checkFlows(p: ProcessRead, index: ProcessIndex, findings: Findings): vo
     if (!ok) continue;
     const source = p.nodes.get(flow.sourceRef) as NodeInfo;
     const target = p.nodes.get(flow.targetRef) as NodeInfo;
-    if (target.kind === 'startEvent') findings.problem(flow.id, `${subject} leads into ${lowerFirst(named('startEvent', target.node.id))}; a start event cannot have incoming flows.`);
-    if (target.kind === 'boundaryEvent') findings.problem(flow.id, `${subject} leads into ${lowerFirst(named('boundaryEvent', target.node.id))}; a boundary event cannot have incoming flows.`);
-    if (source.kind === 'endEvent') findings.problem(flow.id, `${subject} leaves ${lowerFirst(named('endEvent', source.node.id))}; an end event cannot have outgoing flows.`);
+    if (target.kind === 'startEvent')
+      findings.problem(flow.id, `${subject} leads into ${lowerFirst(named('startEvent', target.node.id))}; a start event cannot have incoming flows.`);
+    if (target.kind === 'boundaryEvent')
+      findings.problem(flow.id, `${subject} leads into ${lowerFirst(named('boundaryEvent', target.node.id))}; a boundary event cannot have incoming flows.`);
+    if (source.kind === 'endEvent')
+      findings.problem(flow.id, `${subject} leaves ${lowerFirst(named('endEvent', source.node.id))}; an end event cannot have outgoing flows.`);
     if (flow.condition !== undefined && source.kind !== 'exclusiveGateway' && source.kind !== 'inclusiveGateway') {
       findings.problem(
         flow.id,
@@ -87,7 +94,10 @@ function checkGateways(p: ProcessRead, findings: Findings): void {
       if (!flow || flow.sourceRef !== node.id) {
         findings.problem(node.id, `${subject} names '${node.defaultFlow}' as its default flow, but that is not one of its outgoing sequence flows.`);
       } else if (flow.condition !== undefined) {
-        findings.problem(node.id, `${subject} has default flow '${flow.id}' with a condition; a default flow is taken when no condition holds, so it must not have one.`);
+        findings.problem(
+          node.id,
+          `${subject} has default flow '${flow.id}' with a condition; a default flow is taken when no condition holds, so it must not have one.`,
+        );
       }
     }
     if ((info.kind === 'exclusiveGateway' || info.kind === 'inclusiveGateway') && node.outgoing.length > 1) {
@@ -118,8 +128,10 @@ function checkBoundaryEvents(p: ProcessRead, findings: Findings): void {
     }
     const host = p.nodes.get(hostId);
     if (!host) findings.problem(node.id, `${subject} is attached to '${hostId}', but there is no activity with that id in process '${p.id}'.`);
-    else if (!ACTIVITIES.has(host.kind)) findings.problem(node.id, `${subject} is attached to ${lowerFirst(named(host.kind, hostId))}; boundary events can only be attached to activities.`);
-    else if (host.node.parent !== node.parent) findings.problem(node.id, `${subject} is in ${describeScope(p, node.parent)} but its activity '${hostId}' is in ${describeScope(p, host.node.parent)}.`);
+    else if (!ACTIVITIES.has(host.kind))
+      findings.problem(node.id, `${subject} is attached to ${lowerFirst(named(host.kind, hostId))}; boundary events can only be attached to activities.`);
+    else if (host.node.parent !== node.parent)
+      findings.problem(node.id, `${subject} is in ${describeScope(p, node.parent)} but its activity '${hostId}' is in ${describeScope(p, host.node.parent)}.`);
   }
 }
 
@@ -145,7 +157,10 @@ function checkTasks(p: ProcessRead, findings: Findings): void {
       );
     }
     if (kind === 'businessRuleTask' && !info.zeebe.calledDecision && taskDefinitionType(info.zeebe) === undefined) {
-      findings.problem(node.id, `${subject} needs either <zeebe:calledDecision decisionId="…" resultVariable="…"/> or <zeebe:taskDefinition type="…"/> in its extensionElements.`);
+      findings.problem(
+        node.id,
+        `${subject} needs either <zeebe:calledDecision decisionId="…" resultVariable="…"/> or <zeebe:taskDefinition type="…"/> in its extensionElements.`,
+      );
     }
     if (kind === 'receiveTask' && info.messageName === undefined) {
       findings.problem(node.id, `${subject} has no message: reference a bpmn:message with a name (messageRef); its job type is message:<message name>.`);

@@ -92,7 +92,9 @@ describe('parseXml', () => {
   });
 
   it('keeps document order, text and qualified attributes', () => {
-    const parsed = parseXml(`<bpmn:definitions xmlns:bpmn="${BPMN_NS}" xmlns:zeebe="${ZEEBE_NS}" zeebe:x="1"><bpmn:b/><bpmn:a>hi</bpmn:a><bpmn:c/></bpmn:definitions>`);
+    const parsed = parseXml(
+      `<bpmn:definitions xmlns:bpmn="${BPMN_NS}" xmlns:zeebe="${ZEEBE_NS}" zeebe:x="1"><bpmn:b/><bpmn:a>hi</bpmn:a><bpmn:c/></bpmn:definitions>`,
+    );
     expect(parsed.ok).toBe(true);
     if (!parsed.ok) return;
     expect(parsed.root.children.map((c) => c.local)).toEqual(['b', 'a', 'c']);

@@ -20,7 +20,29 @@ export type EngineCommand = (
    * looks there as well as under the command's own key.
    */
   batchKey?: string;
+  /**
+   * Who sent a command under a client's key (the API's Idempotency-Key): the
+   * leader stores it with the result, so a later command under the same key
+   * can tell a replay of the same request from another request that reuses
+   * the key, and the request that applied it from a retry answered with its
+   * result.
+   */
+  origin?: CommandOrigin;
+  /**
+   * The W3C traceparent of the sender's span, only when tracing is on and
+   * that span is sampled: the leader's batch span links to it
+   * (engine/tracing.ts). Absent otherwise, so untraced commands carry
+   * nothing more.
+   */
+  trace?: string;
 };
+
+export interface CommandOrigin {
+  /** A digest of the request the key names (route, target and body). */
+  fingerprint: string;
+  /** This one sending, unique per engine process and call. */
+  request: string;
+}
 
 export interface StartedInstance {
   processInstanceKey: string;
@@ -29,6 +51,7 @@ export interface StartedInstance {
   state: string;
 }
 
-export type CommandReply =
-  | { ok: true; value: StartedInstance | { done: true } }
-  | { ok: false; code: RejectionCode; message: string };
+export type CommandReply = ({ ok: true; value: StartedInstance | { done: true } } | { ok: false; code: RejectionCode; message: string }) & {
+  /** The origin of the command that was applied, when it carried one (stored with the result). */
+  origin?: CommandOrigin;
+};

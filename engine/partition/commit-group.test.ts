@@ -1,8 +1,8 @@
 // CommitGroup against the real store: batches that wait while a commit is in
 // flight go out together in one statement; each keeps its own fence.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase } from '../../test/support/database.ts';
-import { createStore, StaleEpochError, type Batch, type Store } from '../store/index.ts';
+import { createTestDatabase } from '../store/testing/database.ts';
+import { BatchRejectedError, createStore, StaleEpochError, type Batch, type Store } from '../store/index.ts';
 import { instanceDoc, keyOf } from '../store/test-fixtures.ts';
 import { CommitGroup } from './commit-group.ts';
 
@@ -49,7 +49,12 @@ describe('CommitGroup', () => {
     });
     const held7 = (await store.leases.acquireLease(7, 'shard', 10_000))!.epoch;
     const first = group.commit(batch(7, held7, 1));
-    const results = [group.commit(batch(4, held, 1)), group.commit(batch(5, lost, 1))].map((p) => p.then(() => 'ok', (e: unknown) => e));
+    const results = [group.commit(batch(4, held, 1)), group.commit(batch(5, lost, 1))].map((p) =>
+      p.then(
+        () => 'ok',
+        (e: unknown) => e,
+      ),
+    );
     release();
     await first;
     const [ok, stale] = await Promise.all(results);
@@ -64,13 +69,62 @@ describe('CommitGroup', () => {
   it('fails every batch of a statement that fails', async () => {
     const epoch = (await store.leases.acquireLease(6, 'shard', 10_000))!.epoch;
     const group = new CommitGroup((batches) => store.commitBatches(batches));
-    const bad: Batch = { ...batch(6, epoch, 1), jobsUpsert: [{ key: keyOf(6, 2), account: 'acme', instanceKey: keyOf(6, 1), bpmnProcessId: 'p', processVersion: 1, elementId: 'e', elementInstanceKey: keyOf(6, 3), type: 't', retries: 1, state: 'BOGUS' as 'FAILED' }] };
+    const bad: Batch = {
+      ...batch(6, epoch, 1),
+      jobsUpsert: [
+        {
+          key: keyOf(6, 2),
+          account: 'acme',
+          instanceKey: keyOf(6, 1),
+          bpmnProcessId: 'p',
+          processVersion: 1,
+          elementId: 'e',
+          elementInstanceKey: keyOf(6, 3),
+          type: 't',
+          retries: 1,
+          state: 'BOGUS' as 'FAILED',
+        },
+      ],
+    };
     await expect(group.commit(bad)).rejects.toThrow();
     expect(await store.instances.getInstance('acme', keyOf(6, 1))).toBeNull();
     // The group is not stuck afterwards (once the partition's leader has recovered).
     group.resume(6);
     await group.commit(batch(6, epoch, 5));
     expect(await store.instances.getInstance('acme', keyOf(6, 5))).not.toBeNull();
+  });
+
+  it('a statement refused for what one batch carries is sent again batch by batch: only that batch fails', async () => {
+    const parts = [9, 10, 11];
+    const epochs = await Promise.all(parts.map(async (p) => (await store.leases.acquireLease(p, 'shard', 10_000))!.epoch));
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const statements: number[][] = [];
+    const group = new CommitGroup(async (batches) => {
+      statements.push(batches.map((b) => b.partition));
+      if (statements.length === 1) await gate;
+      return store.commitBatches(batches);
+    });
+    const held = (await store.leases.acquireLease(12, 'shard', 10_000))!.epoch;
+    const first = group.commit(batch(12, held, 1));
+    const poisoned = batch(10, epochs[1], 1);
+    poisoned.instances![0].document.variables[keyOf(10, 1)] = { note: 'x\u0000y' };
+    const results = [batch(9, epochs[0], 1), poisoned, batch(11, epochs[2], 1)].map((b) =>
+      group.commit(b).then(
+        () => 'ok',
+        (e: unknown) => e,
+      ),
+    );
+    release();
+    await first;
+    const [ok9, bad, ok11] = await Promise.all(results);
+    expect(statements).toEqual([[12], [9, 10, 11], [9], [10], [11]]);
+    expect([ok9, ok11]).toEqual(['ok', 'ok']);
+    expect(bad).toBeInstanceOf(BatchRejectedError);
+    expect((bad as BatchRejectedError).sqlState?.slice(0, 2)).toBe('22');
+    expect(await store.instances.getInstance('acme', keyOf(9, 1))).not.toBeNull();
+    expect(await store.instances.getInstance('acme', keyOf(10, 1))).toBeNull();
+    expect(await store.instances.getInstance('acme', keyOf(11, 1))).not.toBeNull();
   });
 
   it("keeps a partition's batches in order: the next waits for the statement holding the one before", async () => {
@@ -107,9 +161,15 @@ describe('CommitGroup', () => {
       }
       return store.commitBatches(batches);
     });
-    const first = group.commit(batch(9, epoch, 1)).then(() => 'ok', (e: unknown) => e);
+    const first = group.commit(batch(9, epoch, 1)).then(
+      () => 'ok',
+      (e: unknown) => e,
+    );
     // Built on the first while it was in flight: it must not commit once the first failed.
-    const behind = group.commit(batch(9, epoch, 2)).then(() => 'ok', (e: unknown) => e);
+    const behind = group.commit(batch(9, epoch, 2)).then(
+      () => 'ok',
+      (e: unknown) => e,
+    );
     const unrelated = group.commit(batch(10, other, 1));
     release();
     expect(await first).toMatchObject({ message: 'connection lost' });

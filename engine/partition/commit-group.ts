@@ -15,12 +15,17 @@
 // they were built on what did not commit. So does every batch of the
 // partition handed in later, until its leader has recovered (`resume`): a
 // batch still being built when the failure came was built on it too.
+//
+// A statement Postgres refuses for what one batch carries (a value it
+// cannot store: BatchRejectedError) would fail every partition sharing it,
+// so such a group is sent again one batch per statement: the innocent
+// batches commit, and only the guilty one fails, to its own leader, which
+// isolates the command behind it.
 // Straight from the modules, not the store's index: the commit thread loads this file, and the index loads the whole store.
 import type { BatchOutcome, CommitInput } from '../store/commit-batch.ts';
-import { StaleEpochError } from '../store/errors.ts';
+import { BatchRejectedError, StaleEpochError } from '../store/errors.ts';
 
-const staleEpoch = (g: Waiting, outcome: BatchOutcome & { ok: false }): StaleEpochError =>
-  new StaleEpochError(g.batch.partition, g.batch.epoch, outcome.epoch);
+const staleEpoch = (g: Waiting, outcome: BatchOutcome & { ok: false }): StaleEpochError => new StaleEpochError(g.batch.partition, g.batch.epoch, outcome.epoch);
 
 interface Waiting {
   batch: CommitInput;
@@ -84,9 +89,26 @@ export class CommitGroup {
       for (const partition of taken) this.busy.add(partition);
       this.commitBatches(group.map((g) => g.batch)).then(
         (outcomes) => this.settle(group, taken, (g, i) => (outcomes[i].ok ? undefined : staleEpoch(g, outcomes[i]))),
-        (error: unknown) => this.settle(group, taken, () => error),
+        (error: unknown) => {
+          if (error instanceof BatchRejectedError && group.length > 1) void this.oneByOne(group, taken);
+          else this.settle(group, taken, () => error);
+        },
       );
     }
+  }
+
+  /** Commits each batch of a refused group in a statement of its own, then settles them all. */
+  private async oneByOne(group: Waiting[], taken: Set<number>): Promise<void> {
+    const errors: unknown[] = [];
+    for (const g of group) {
+      try {
+        const [outcome] = await this.commitBatches([g.batch]);
+        errors.push(outcome.ok ? undefined : staleEpoch(g, outcome));
+      } catch (error) {
+        errors.push(error);
+      }
+    }
+    this.settle(group, taken, (_g, i) => errors[i]);
   }
 
   /**

@@ -6,7 +6,7 @@ import { drizzle } from 'drizzle-orm/node-postgres';
 import { commitBatches } from '../store/commit-batch.ts';
 import { openWriterPool, type WriterConnection } from '../store/pg-pool.ts';
 import type { Db } from '../store/db.ts';
-import { StaleEpochError, StoreUnavailableError } from '../store/errors.ts';
+import { BatchRejectedError, StaleEpochError, StoreUnavailableError } from '../store/errors.ts';
 import { CommitGroup } from './commit-group.ts';
 import type { FromThread, ThreadError, ToThread } from './commit-thread.ts';
 
@@ -39,11 +39,15 @@ port.on('message', (message: ToThread) => {
 // Connected before the first batch comes (a failure here is left to the commits to report).
 void pool
   .connect()
-  .then((client) => client.release(), () => {})
+  .then(
+    (client) => client.release(),
+    () => {},
+  )
   .finally(() => port.postMessage({ type: 'ready' } satisfies FromThread));
 
 function describe(error: unknown): ThreadError {
   if (error instanceof StaleEpochError) return { kind: 'stale', partition: error.partition, epoch: error.epoch, current: error.currentEpoch };
   if (error instanceof StoreUnavailableError) return { kind: 'unavailable', message: error.message };
+  if (error instanceof BatchRejectedError) return { kind: 'rejected', message: error.message, sqlState: error.sqlState };
   return { kind: 'error', message: error instanceof Error ? error.message : String(error) };
 }

@@ -2,7 +2,7 @@
 // batches commit through a thread of its own, and every way a batch can
 // fail reaches the leader as the error type it acts on.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase } from '../../test/support/database.ts';
+import { createTestDatabase } from '../store/testing/database.ts';
 import { createStore, sealBatch, StaleEpochError, StoreUnavailableError, type Batch, type Database, type Store } from '../store/index.ts';
 import { instanceDoc, keyOf } from '../store/test-fixtures.ts';
 import { CommitThread } from './commit-thread.ts';
@@ -37,7 +37,12 @@ describe.skipIf(!testDb.url)('CommitThread (needs DATABASE_URL)', () => {
     const lost = (await store.leases.acquireLease(3, 'shard', 1))!.epoch;
     await new Promise((resolve) => setTimeout(resolve, 20));
     const now = (await store.leases.acquireLease(3, 'other', 10_000))!.epoch;
-    const results = [thread.commit(sealBatch(batch(3, lost, 1))), thread.commit(sealBatch(batch(3, lost, 2)))].map((p) => p.then(() => 'ok', (e: unknown) => e));
+    const results = [thread.commit(sealBatch(batch(3, lost, 1))), thread.commit(sealBatch(batch(3, lost, 2)))].map((p) =>
+      p.then(
+        () => 'ok',
+        (e: unknown) => e,
+      ),
+    );
     const [first, second] = await Promise.all(results);
     for (const error of [first, second]) {
       expect(error).toBeInstanceOf(StaleEpochError);
@@ -50,7 +55,9 @@ describe.skipIf(!testDb.url)('CommitThread (needs DATABASE_URL)', () => {
     const epoch = (await store.leases.acquireLease(4, 'shard', 10_000))!.epoch;
     await thread.commit(sealBatch(batch(4, epoch, 1, 'acme')));
     // The same instance key under another account: the tenancy check refuses the whole batch.
-    const refused = thread.commit(sealBatch({ ...batch(4, epoch, 1, 'intruder'), instances: [...batch(4, epoch, 1, 'intruder').instances!, ...batch(4, epoch, 2).instances!] }));
+    const refused = thread.commit(
+      sealBatch({ ...batch(4, epoch, 1, 'intruder'), instances: [...batch(4, epoch, 1, 'intruder').instances!, ...batch(4, epoch, 2).instances!] }),
+    );
     await expect(refused).rejects.toThrow(/instance key collision with another account.*batch refused/);
     expect(await store.instances.getInstance('acme', keyOf(4, 2))).toBeNull();
     // The thread goes on committing, for this partition once its leader has recovered.

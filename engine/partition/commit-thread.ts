@@ -22,7 +22,7 @@
 // data and become the store's error types again here.
 import { Worker } from 'node:worker_threads';
 import type { SealedBatch, WriterConnection } from '../store/index.ts';
-import { StaleEpochError, StoreUnavailableError } from '../store/index.ts';
+import { BatchRejectedError, StaleEpochError, StoreUnavailableError } from '../store/index.ts';
 
 /** Main thread → commit thread. */
 export type ToThread = { type: 'commit'; id: number; batch: SealedBatch } | { type: 'resume'; partition: number } | { type: 'close' };
@@ -31,6 +31,7 @@ export type ToThread = { type: 'commit'; id: number; batch: SealedBatch } | { ty
 export type ThreadError =
   | { kind: 'stale'; partition: number; epoch: number; current: number | null }
   | { kind: 'unavailable'; message: string }
+  | { kind: 'rejected'; message: string; sqlState?: string }
   | { kind: 'error'; message: string };
 
 /** Commit thread → main thread: `ready` once, then one per batch handed in. */
@@ -135,5 +136,6 @@ export class CommitThread {
 function toError(error: ThreadError): Error {
   if (error.kind === 'stale') return new StaleEpochError(error.partition, error.epoch, error.current);
   if (error.kind === 'unavailable') return new StoreUnavailableError(error.message);
+  if (error.kind === 'rejected') return new BatchRejectedError(error.message, error.sqlState);
   return new Error(error.message);
 }

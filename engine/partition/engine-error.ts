@@ -1,6 +1,7 @@
 // Errors the engine API answers with. `code` maps to an HTTP status in the
 // API layer (DESIGN §5); `retryable` tells a client it may try again.
-export type EngineErrorCode = 'NOT_FOUND' | 'INVALID_STATE' | 'INVALID_ARGUMENT' | 'UNAVAILABLE' | 'BACKPRESSURE' | 'TIMEOUT';
+// KEY_REUSED: a client's command key came with another request than the one it was first used for.
+export type EngineErrorCode = 'NOT_FOUND' | 'INVALID_STATE' | 'INVALID_ARGUMENT' | 'UNAVAILABLE' | 'BACKPRESSURE' | 'TIMEOUT' | 'KEY_REUSED';
 
 export class EngineError extends Error {
   constructor(

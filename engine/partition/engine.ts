@@ -1,46 +1,47 @@
-// createEngine(config): the durable engine behind one programmatic API, for
+// createEngine(config, options): the durable engine behind one programmatic API, for
 // the REST layer and tests. It opens the store (migrating it) and the queues,
 // runs a shard (role `all` or `engine`), and serves the API side (role `all`
-// or `api`): commands go to the owning partition's stream and wait for the
-// committed reply; job activation is served from the queues directly.
-import { randomBytes, randomUUID } from 'node:crypto';
+// or `api`): commands go to the owning partition through the command client
+// (command-client.ts) and wait for the committed reply; job activation is
+// served from the queues directly. A client's key for a change (the API's
+// Idempotency-Key) rides on the command, or for a deploy on request_keys.
+// This module is the composition root and the API over those parts.
+import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
+import type { EngineConfig } from '../config.ts';
 import { compileDmn } from '../dmn/index.ts';
+import { NO_METRICS, type EngineGauges, type EngineMetrics } from '../metrics.ts';
+import { inSpan, type Tracer } from '../tracing.ts';
 import { compileBpmn } from '../model/index.ts';
 import type { ModelProblem } from '../model/types.ts';
 import { createQueues, type ActivatedJob, type Queues } from '../queue/index.ts';
 import type { Variables } from '../runtime/types.ts';
-import { createStore, openDatabase, StoreUnavailableError, type Database, type Store } from '../store/index.ts';
-import type { CommandReply, EngineCommand, StartedInstance } from './commands.ts';
+import {
+  createStore,
+  decisionsRepository,
+  definitionsRepository,
+  openDatabase,
+  StoreUnavailableError,
+  type Database,
+  type Db,
+  type Store,
+} from '../store/index.ts';
+import { commandClient, freshKeys, withTimeout } from './command-client.ts';
+import type { CommandOrigin, EngineCommand, StartedInstance } from './commands.ts';
 import { EngineError } from './engine-error.ts';
 import { createRedisFlushMarker, type FlushMarker } from './flush-marker.ts';
-import { MAX_PARTITIONS, partitionOfKey } from './keys.ts';
+import { partitionOfKey } from './keys.ts';
 import { ModelCache } from './model-cache.ts';
-import { LeaderGone } from './partition-leader.ts';
+import type { EngineLog } from './log.ts';
 import { Shard } from './shard.ts';
 
-export interface EngineConfig {
-  databaseUrl?: string;
-  redisUrl?: string;
-  /** PGlite data directory when there is no databaseUrl ('memory://' for tests). */
-  dataDir?: string;
-  /** Postgres schema (tests use one per run). */
-  schema?: string;
-  redisPrefix?: string;
-  partitions?: number;
-  role?: 'all' | 'api' | 'engine';
-  /** Shard identity for leases; unique per process. */
+/**
+ * What wires an engine without being configuration (that is EngineConfig,
+ * engine/config.ts): its identity among the shards, and hooks for tests.
+ */
+export interface EngineOptions {
+  /** Shard identity for leases, unique per engine (default: host, pid and a random part). */
   owner?: string;
-  leaseMs?: number;
-  /** How long an API call waits for its committed reply. */
-  replyTimeoutMs?: number;
-  /** A partition with more commands waiting than this refuses new starts (503, retryable). */
-  maxPendingCommands?: number;
-  /**
-   * How long a command's result stays in the command log (default 24 hours):
-   * a retry with the same command key within it gets the original result.
-   */
-  commandRetentionMs?: number;
   /**
    * On Postgres, the partition leaders' group commit runs in a worker thread
    * of its own (commit-thread.ts; default true). False keeps it on the main
@@ -48,6 +49,14 @@ export interface EngineConfig {
    * fail commits there.
    */
   commitThread?: boolean;
+  /** Where partition leaders report commands they set aside (default: JSON lines on stderr). */
+  log?: EngineLog;
+  /** Tests: a command retention below the configuration's floor of a minute, so pruning can be watched. */
+  commandRetentionMs?: number;
+  /** Where the engine counts what it does (default: nowhere); the service wires it to prom-client. */
+  metrics?: EngineMetrics;
+  /** Tracing on: the tracer of the service's OpenTelemetry SDK (api/tracing/); absent, the engine makes no tracing call. */
+  tracer?: Tracer;
 }
 
 export class ModelRejected extends EngineError {
@@ -56,28 +65,59 @@ export class ModelRejected extends EngineError {
   }
 }
 
+/**
+ * A client's key for a change (the API's Idempotency-Key): within the
+ * command retention the same key gets the first result instead of a second
+ * change. Starts and job commands keep it in their partition's command log,
+ * deploys in request_keys.
+ */
+export interface CommandOptions {
+  /** The client's key, scoped by account here. */
+  commandKey?: string;
+  /**
+   * With commandKey: a digest of the request the key names. The first result
+   * then answers only that request; the key sent with another fingerprint is
+   * refused with KEY_REUSED and changes nothing.
+   */
+  fingerprint?: string;
+  /** Called when the answer is an earlier request's result under the key: nothing was applied now (the API charges no second time). */
+  onReplay?: () => void;
+}
+
 export interface Engine {
   readonly store: Store;
   readonly queues: Queues;
   readonly partitions: number;
-  deploy(account: string, xml: string, resourceName: string): Promise<{ bpmnProcessId: string; version: number; isNew: boolean }[]>;
-  deployDecisions(account: string, xml: string, resourceName: string): Promise<{ decisionId: string; version: number; isNew: boolean }[]>;
-  startInstance(account: string, bpmnProcessId: string, variables?: Variables, options?: { commandKey?: string }): Promise<StartedInstance>;
+  deploy(account: string, xml: string, resourceName: string, options?: CommandOptions): Promise<{ bpmnProcessId: string; version: number; isNew: boolean }[]>;
+  deployDecisions(
+    account: string,
+    xml: string,
+    resourceName: string,
+    options?: CommandOptions,
+  ): Promise<{ decisionId: string; version: number; isNew: boolean }[]>;
+  startInstance(account: string, bpmnProcessId: string, variables?: Variables, options?: CommandOptions): Promise<StartedInstance>;
   activateJobs(account: string, type: string, max: number, worker: string, requestTimeoutMs?: number): Promise<ActivatedJob[]>;
-  completeJob(account: string, jobKey: string, variables?: Variables, options?: { commandKey?: string }): Promise<void>;
-  failJob(account: string, jobKey: string, retries: number, errorMessage?: string, options?: { commandKey?: string }): Promise<void>;
+  completeJob(account: string, jobKey: string, variables?: Variables, options?: CommandOptions): Promise<void>;
+  failJob(account: string, jobKey: string, retries: number, errorMessage?: string, options?: CommandOptions): Promise<void>;
+  /**
+   * Whether a command under the client's key has a committed result already:
+   * a start's (no jobKey) or one on the job `jobKey`. One index probe; the
+   * API asks before charging a keyed request, which a replay does not pay for.
+   */
+  hasCommandResult(account: string, commandKey: string, jobKey?: string): Promise<boolean>;
   cancelInstance(account: string, instanceKey: string): Promise<void>;
   /** Partitions this process leads (role all/engine). */
   ownedPartitions(): number[];
+  /** Partitions this process leads that have not been able to commit for at least `forMs` (readiness). */
+  stalledPartitions(forMs: number): number[];
+  /** The gauges a metrics scrape reads now; each part that does not answer within `timeoutMs` is left out. */
+  gauges(timeoutMs: number): Promise<EngineGauges>;
   close(): Promise<void>;
 }
 
-export async function createEngine(config: EngineConfig = {}): Promise<Engine> {
-  const partitions = config.partitions ?? 8;
-  if (!Number.isInteger(partitions) || partitions < 1 || partitions > MAX_PARTITIONS) {
-    throw new EngineError('INVALID_ARGUMENT', `partitions must be a whole number from 1 to ${MAX_PARTITIONS}, not ${partitions}`);
-  }
-  const role = config.role ?? 'all';
+/** `config` comes validated, defaults filled (engineConfig(), or the service's config.engine). */
+export async function createEngine(config: EngineConfig, options: EngineOptions = {}): Promise<Engine> {
+  const { partitions, role } = config;
   let database: Database | undefined;
   let queues: Queues | undefined;
   let shard: Shard | undefined;
@@ -89,22 +129,25 @@ export async function createEngine(config: EngineConfig = {}): Promise<Engine> {
     const store = createStore(database.db, database.writer);
     const models = new ModelCache(store);
     if (role !== 'api') {
-      // Same default prefix as the queues', so the marker sits beside the keys it vouches for.
-      if (config.redisUrl) marker = await createRedisFlushMarker(config.redisUrl, config.redisPrefix ?? 'orca:');
+      // The queues' prefix, so the marker sits beside the keys it vouches for.
+      if (config.redisUrl) marker = await createRedisFlushMarker(config.redisUrl, config.redisPrefix);
       shard = new Shard({
         store,
         queues,
         models,
         partitions,
-        owner: config.owner ?? `${hostname()}-${process.pid}-${randomBytes(4).toString('hex')}`,
-        leaseMs: config.leaseMs ?? 5_000,
+        owner: options.owner ?? `${hostname()}-${process.pid}-${randomBytes(4).toString('hex')}`,
+        leaseMs: config.leaseMs,
         marker,
-        commandRetentionMs: config.commandRetentionMs,
-        commitThread: config.commitThread === false ? undefined : database.writerConnection,
+        commandRetentionMs: options.commandRetentionMs ?? config.commandRetentionMs,
+        commitThread: options.commitThread === false ? undefined : database.writerConnection,
+        log: options.log,
+        metrics: options.metrics,
+        tracer: options.tracer,
       });
       await shard.start();
     }
-    return engineApi({ store, queues, models, shard, marker, database, partitions, config });
+    return engineApi({ store, queues, models, shard, marker, database, partitions, config, metrics: options.metrics ?? NO_METRICS, tracer: options.tracer });
   } catch (err) {
     await shard?.stop();
     await marker?.close();
@@ -121,38 +164,9 @@ function hashToPartition(text: string, partitions: number): number {
   return hash % partitions;
 }
 
-/**
- * The promise's value, or undefined once `ms` passed first (the work goes on;
- * its result is dropped). Every command waits through one, so it makes one
- * promise and one timer rather than an async frame, a timeout promise and a
- * race.
- */
-function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T | undefined> {
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(resolve, ms, undefined);
-    promise.then(
-      (value) => {
-        clearTimeout(timer);
-        resolve(value);
-      },
-      (error: unknown) => {
-        clearTimeout(timer);
-        reject(error);
-      },
-    );
-  });
-}
-
-/**
- * Keys for the commands no client named (`fresh`): unique to this engine's
- * run by a random prefix, then a counter — no colon, so never a client's
- * account-scoped key. A randomUUID per command was a visible share of the
- * command path's allocation.
- */
-function freshKeys(): () => string {
-  const prefix = randomUUID();
-  let next = 0;
-  return () => `${prefix}.${(next++).toString(36)}`;
+/** The value, or undefined when it fails or takes longer than `ms`: a scrape must not hang on a store that does not answer. */
+function within<T>(work: Promise<T>, ms: number): Promise<T | undefined> {
+  return withTimeout(work, ms).catch(() => undefined);
 }
 
 /** Client-chosen command keys are scoped by account, so two accounts' keys never collide. */
@@ -170,72 +184,73 @@ async function unavailableAsEngineError<T>(call: () => Promise<T>): Promise<T> {
   }
 }
 
-function engineApi(parts: { store: Store; queues: Queues; models: ModelCache; shard?: Shard; marker?: FlushMarker; database: Database; partitions: number; config: EngineConfig }): Engine {
-  const { store, queues, models, shard, marker, database, partitions, config } = parts;
-  const replyTimeoutMs = config.replyTimeoutMs ?? 10_000;
-  const maxPending = config.maxPendingCommands ?? 10_000;
-  const freshKey = freshKeys();
+function engineApi(parts: {
+  store: Store;
+  queues: Queues;
+  models: ModelCache;
+  shard?: Shard;
+  marker?: FlushMarker;
+  database: Database;
+  partitions: number;
+  config: EngineConfig;
+  metrics: EngineMetrics;
+  tracer?: Tracer;
+}): Engine {
+  const { store, queues, models, shard, marker, database, partitions, config, metrics, tracer } = parts;
+  const maxPending = config.maxPendingCommands;
+  const send = commandClient({ queues, shard, replyTimeoutMs: config.replyTimeoutMs, maxPending, metrics, tracer });
+
+  /** Jobs handed to a worker: long polling (extension) when none wait; counted for the metrics. */
+  async function activate(account: string, type: string, max: number, worker: string, requestTimeoutMs?: number): Promise<ActivatedJob[]> {
+    let jobs = await queues.jobs.activate(account, type, max, worker);
+    if (jobs.length === 0 && requestTimeoutMs) {
+      // Long polling (extension): wait for a push, then try once more.
+      if (!(await queues.jobs.waitForJobs(account, type, requestTimeoutMs))) return [];
+      jobs = await queues.jobs.activate(account, type, max, worker);
+    }
+    if (jobs.length > 0) metrics.jobsActivated(jobs);
+    return jobs;
+  }
+  const requestIds = freshKeys();
+
+  /** The origin a keyed command carries (with its fingerprint), so its result can be told from another request's. */
+  function originOf(options: CommandOptions): CommandOrigin | undefined {
+    return options.commandKey === undefined || options.fingerprint === undefined ? undefined : { fingerprint: options.fingerprint, request: requestIds() };
+  }
 
   /**
-   * Sends a command and waits for its committed reply. With `limit`, the
-   * command is accepted only while fewer than `limit` commands are pending
-   * on the partition (else BACKPRESSURE, nothing appended). When this
-   * process leads the partition, the command goes to the leader in memory
-   * (the same batch, commit and reply, without the stream and pub/sub round
-   * trips); otherwise, or when that leader stops first, over the stream.
+   * Sends a command with its origin, if any, and says whether the result was
+   * another sending's. Without a fingerprint it is `send` itself: no frame or
+   * promise more on the common path.
    */
-  async function send(partition: number, command: EngineCommand, commandKey?: string, limit?: number): Promise<CommandReply & { ok: true }> {
-    const key = commandKey ?? freshKey();
-    // `command` is the caller's literal, made for this call: marked in place rather than copied.
-    if (commandKey === undefined) command.fresh = true;
-    let payload = command;
-    let reply: CommandReply | undefined;
-    let viaStream = true;
-    const local = shard?.leaderOf(partition)?.submit(key, payload, limit);
-    if (local === 'full') throw backpressure(partition);
-    if (local !== undefined) {
-      try {
-        reply = await withTimeout(local, replyTimeoutMs);
-        viaStream = false;
-      } catch (err) {
-        if (!(err instanceof LeaderGone)) throw err;
-        if (err.mayBeApplied) {
-          // It may have been applied: it goes without its fresh mark, so the next leader looks it up.
-          const { fresh: _fresh, ...unmarked } = command;
-          payload = err.batchKey === undefined ? unmarked : { ...unmarked, batchKey: err.batchKey };
-        }
+  function sendKeyed(partition: number, command: EngineCommand, account: string, options: CommandOptions, limit?: number) {
+    const origin = originOf(options);
+    if (origin === undefined) return send(partition, command, scoped(account, options.commandKey), limit);
+    command.origin = origin;
+    return send(partition, command, scoped(account, options.commandKey), limit).then((reply) => {
+      if (reply.origin?.request !== origin.request) options.onReplay?.();
+      return reply;
+    });
+  }
+
+  /** A start's partition: by its key when it has one, so a retry finds its first result. */
+  function startPartition(account: string, commandKey: string | undefined): number {
+    return commandKey === undefined ? Math.floor(Math.random() * partitions) : hashToPartition(`${account}\u0000${commandKey}`, partitions);
+  }
+
+  /** Runs a deploy once per key (request_keys), in the transaction that stores its result; without a key, just runs it. */
+  async function deployOnce<T>(account: string, options: CommandOptions, work: (db?: Db) => Promise<T>): Promise<T> {
+    const { commandKey } = options;
+    if (commandKey === undefined) return unavailableAsEngineError(() => work());
+    const fingerprint = options.fingerprint ?? '';
+    const outcome = await unavailableAsEngineError(() => store.requestKeys.once(account, commandKey, fingerprint, work));
+    if (outcome.replayed) {
+      if (outcome.fingerprint !== fingerprint) {
+        throw new EngineError('KEY_REUSED', `Key '${commandKey}' was used before for a different deploy; its result answers only that request.`);
       }
+      options.onReplay?.();
     }
-    if (viaStream) reply = await sendOverStream(partition, key, payload, limit);
-    if (reply === undefined) {
-      throw new EngineError('TIMEOUT', `No committed answer from partition ${partition} within ${replyTimeoutMs} ms; retry with the same command key to get the original result.`);
-    }
-    if (!reply.ok) throw new EngineError(reply.code, reply.message);
-    return reply;
-  }
-
-  function backpressure(partition: number): EngineError {
-    return new EngineError('BACKPRESSURE', `Partition ${partition} has more than ${maxPending} commands waiting; retry shortly.`);
-  }
-
-  /** The stream path: undefined when no reply came in time. */
-  async function sendOverStream(partition: number, key: string, payload: EngineCommand, limit?: number): Promise<CommandReply | undefined> {
-    // Register for the reply before the command exists: no reply can come first.
-    const expected = await queues.replies.expectReply(key, replyTimeoutMs);
-    let outcome: 'appended' | 'full' = 'appended';
-    try {
-      const entry = { key, payload, replyTo: expected.channel };
-      if (limit === undefined) await queues.commands.append(partition, entry);
-      else outcome = await queues.commands.appendIfBelow(partition, entry, limit);
-    } catch (err) {
-      expected.cancel();
-      throw err;
-    }
-    if (outcome === 'full') {
-      expected.cancel();
-      throw backpressure(partition);
-    }
-    return (await expected.promise) as CommandReply | undefined;
+    return outcome.result;
   }
 
   function partitionOf(key: string, what: string): number {
@@ -249,64 +264,74 @@ function engineApi(parts: { store: Store; queues: Queues; models: ModelCache; sh
     queues,
     partitions,
 
-    async deploy(account, xml, resourceName) {
+    async deploy(account, xml, resourceName, options = {}) {
       const compiled = compileBpmn(xml);
       if (!compiled.ok) throw new ModelRejected(compiled.problems);
-      const results = await unavailableAsEngineError(() =>
-        store.definitions.deployProcesses(
-          account,
-          compiled.model.processes.map((p) => ({ bpmnProcessId: p.id, resourceName, xml })),
-        ),
-      );
+      const inputs = compiled.model.processes.map((p) => ({ bpmnProcessId: p.id, resourceName, xml }));
+      const results = await deployOnce(account, options, (tx) => (tx ? definitionsRepository(tx) : store.definitions).deployProcesses(account, inputs));
       models.invalidate(account);
       // A new version (re)arms its timer start events and withdraws the previous version's,
-      // on the partition that owns this process's start timers.
+      // on the partition that owns this process's start timers. A replayed deploy sends the
+      // same commands again (their keys answer them once), in case the first sending was cut short.
       for (const r of results) {
         const process = compiled.model.processes.find((p) => p.id === r.bpmnProcessId)!;
         const hasTimerStart = process.startEvents.some((id) => process.elements[id].eventDefinition?.kind === 'timer');
         if (!r.isNew || (!hasTimerStart && r.version === 1)) continue;
         const partition = hashToPartition(`${account}\u0000${r.bpmnProcessId}`, partitions);
-        await send(partition, { kind: 'scheduleStartTimers', account, bpmnProcessId: r.bpmnProcessId, version: r.version }, `${account}:start-timers:${r.bpmnProcessId}:${r.version}`);
+        await send(
+          partition,
+          { kind: 'scheduleStartTimers', account, bpmnProcessId: r.bpmnProcessId, version: r.version },
+          `${account}:start-timers:${r.bpmnProcessId}:${r.version}`,
+        );
       }
       return results.map((r) => ({ bpmnProcessId: r.bpmnProcessId, version: r.version, isNew: r.isNew }));
     },
 
-    async deployDecisions(account, xml, resourceName) {
+    async deployDecisions(account, xml, resourceName, options = {}) {
       const compiled = compileDmn(xml);
       if (!compiled.ok) throw new ModelRejected(compiled.problems);
-      const results = await unavailableAsEngineError(() =>
-        store.decisions.deployDecisions(
-          account,
-          compiled.model.decisions.map((d) => ({ decisionId: d.id, decisionName: d.name, resourceName, xml })),
-        ),
-      );
+      const inputs = compiled.model.decisions.map((d) => ({ decisionId: d.id, decisionName: d.name, resourceName, xml }));
+      const results = await deployOnce(account, options, (tx) => (tx ? decisionsRepository(tx) : store.decisions).deployDecisions(account, inputs));
       models.invalidate(account);
       return results.map((r) => ({ decisionId: r.decisionId, version: r.version, isNew: r.isNew }));
     },
 
     async startInstance(account, bpmnProcessId, variables = {}, options = {}) {
       // A retried start with the same command key must reach the same partition to find its first result.
-      const partition = options.commandKey === undefined ? Math.floor(Math.random() * partitions) : hashToPartition(`${account}\u0000${options.commandKey}`, partitions);
-      const commandKey = scoped(account, options.commandKey);
+      const partition = startPartition(account, options.commandKey);
       // Refused when more than maxPending commands wait: appended only while at most maxPending do.
-      const reply = await send(partition, { kind: 'start', account, bpmnProcessId, variables }, commandKey, maxPending + 1);
+      const reply = await sendKeyed(partition, { kind: 'start', account, bpmnProcessId, variables }, account, options, maxPending + 1);
       return reply.value as StartedInstance;
     },
 
-    async activateJobs(account, type, max, worker, requestTimeoutMs) {
-      const jobs = await queues.jobs.activate(account, type, max, worker);
-      if (jobs.length > 0 || !requestTimeoutMs) return jobs;
-      // Long polling (extension): wait for a push, then try once more.
-      if (!(await queues.jobs.waitForJobs(account, type, requestTimeoutMs))) return [];
-      return queues.jobs.activate(account, type, max, worker);
-    },
+    activateJobs:
+      tracer === undefined
+        ? activate
+        : (account, type, max, worker, requestTimeoutMs) =>
+            inSpan(
+              tracer,
+              'orca.jobs.activate',
+              { 'orca.job.type': type, 'orca.jobs.requested': max, 'orca.jobs.long_poll': Boolean(requestTimeoutMs) },
+              async (span) => {
+                const jobs = await activate(account, type, max, worker, requestTimeoutMs);
+                span.setAttribute('orca.jobs.activated', jobs.length);
+                return jobs;
+              },
+            ),
 
     async completeJob(account, jobKey, variables, options = {}) {
-      await send(partitionOf(jobKey, 'Job'), { kind: 'completeJob', account, jobKey, variables }, scoped(account, options.commandKey));
+      await sendKeyed(partitionOf(jobKey, 'Job'), { kind: 'completeJob', account, jobKey, variables }, account, options);
     },
 
     async failJob(account, jobKey, retries, errorMessage, options = {}) {
-      await send(partitionOf(jobKey, 'Job'), { kind: 'failJob', account, jobKey, retries, errorMessage }, scoped(account, options.commandKey));
+      await sendKeyed(partitionOf(jobKey, 'Job'), { kind: 'failJob', account, jobKey, retries, errorMessage }, account, options);
+    },
+
+    async hasCommandResult(account, commandKey, jobKey) {
+      const partition = jobKey === undefined ? startPartition(account, commandKey) : partitionOfKey(jobKey);
+      if (partition === undefined || partition >= partitions) return false;
+      const found = await unavailableAsEngineError(() => store.commands.findCommandResults(partition, [scoped(account, commandKey)!]));
+      return found.size > 0;
     },
 
     async cancelInstance(account, instanceKey) {
@@ -314,6 +339,14 @@ function engineApi(parts: { store: Store; queues: Queues; models: ModelCache; sh
     },
 
     ownedPartitions: () => shard?.owned() ?? [],
+    stalledPartitions: (forMs) => shard?.stalled(forMs) ?? [],
+
+    async gauges(timeoutMs) {
+      if (shard === undefined) return { partitions, leads: false, led: [], incidentsOpen: undefined };
+      const owned = shard.owned();
+      const [led, incidentsOpen] = await Promise.all([within(shard.pending(), timeoutMs), within(store.incidents.countOpenIncidents(owned), timeoutMs)]);
+      return { partitions, leads: true, led: led ?? owned.map((partition) => ({ partition, pending: undefined })), incidentsOpen };
+    },
 
     async close() {
       await shard?.stop();

@@ -57,14 +57,14 @@ export class ModelCache {
     const fresh = force ? undefined : this.cachedView(account);
     if (fresh !== undefined) return fresh;
     const latest = new Map<string, number>();
-    for (let cursor: string | undefined; ; ) {
+    for (let cursor: string | undefined; ;) {
       const page = await this.store.definitions.listProcesses(account, { limit: 1000, cursor });
       for (const p of page.items) latest.set(p.bpmnProcessId, p.latestVersion);
       if (!page.nextCursor) break;
       cursor = page.nextCursor;
     }
     const decisions = new Map<string, CompiledDmn>();
-    for (let cursor: string | undefined; ; ) {
+    for (let cursor: string | undefined; ;) {
       const page = await this.store.decisions.listDecisions(account, { limit: 1000, cursor });
       for (const d of page.items) {
         const stored = await this.store.decisions.getDecisionVersion(account, d.decisionId, d.latestVersion);

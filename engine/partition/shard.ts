@@ -4,13 +4,16 @@
 // a fair share of the partitions among the shards it can see leading.
 // A renewal that fails means someone else leads now: that leader stops.
 import { randomInt } from 'node:crypto';
+import { NO_METRICS, type EngineMetrics } from '../metrics.ts';
 import type { Queues } from '../queue/index.ts';
 import type { Store, WriterConnection } from '../store/index.ts';
 import type { FlushMarker } from './flush-marker.ts';
 import type { ModelCache } from './model-cache.ts';
 import { CommitGroup } from './commit-group.ts';
+import type { EngineLog } from './log.ts';
+import type { Tracer } from '../tracing.ts';
 import { CommitThread } from './commit-thread.ts';
-import { PartitionLeader } from './partition-leader.ts';
+import { PartitionLeader } from './leader/index.ts';
 
 export interface ShardOptions {
   store: Store;
@@ -22,17 +25,22 @@ export interface ShardOptions {
   leaseMs: number;
   /** Lets leaders notice a Redis flush (absent with the in-process queues). */
   marker?: FlushMarker;
-  /** Command results older than this leave the command log (default 24 hours). */
-  commandRetentionMs?: number;
+  /** Command results older than this leave the command log (EngineConfig.commandRetentionMs). */
+  commandRetentionMs: number;
   /**
    * Postgres: the leaders' group commit runs in a thread of its own on such
    * a connection (commit-thread.ts). Without it (PGlite, or a caller that
    * wants the commits to go through `store.commitBatches`) it runs here.
    */
   commitThread?: WriterConnection;
+  /** Where leaders report commands they set aside (default: stderr). */
+  log?: EngineLog;
+  /** Where leaders count their batches and the shard its leaderships (default: nowhere). */
+  metrics?: EngineMetrics;
+  /** Tracing on: leaders trace their batches (default: off). */
+  tracer?: Tracer;
 }
 
-const DAY_MS = 24 * 3_600_000;
 /** How often a shard prunes its partitions' command logs. */
 const PRUNE_EVERY_MS = 60_000;
 
@@ -50,9 +58,7 @@ export class Shard {
 
   constructor(private readonly options: ShardOptions) {
     this.commits =
-      options.commitThread === undefined
-        ? new CommitGroup((batches) => options.store.commitBatches(batches))
-        : new CommitThread(options.commitThread);
+      options.commitThread === undefined ? new CommitGroup((batches) => options.store.commitBatches(batches)) : new CommitThread(options.commitThread);
   }
 
   /** Takes its first partitions before returning, so a single shard is ready at once. */
@@ -77,6 +83,21 @@ export class Shard {
   /** Partitions this shard leads now. */
   owned(): number[] {
     return [...this.leaders.keys()].sort((a, b) => a - b);
+  }
+
+  /** Partitions this shard leads that have failed to commit for at least `forMs`: readiness reports them. */
+  stalled(forMs: number): number[] {
+    const before = Date.now() - forMs;
+    return this.owned().filter((p) => {
+      const since = this.leaders.get(p)!.failingSinceMs();
+      return since !== undefined && since <= before;
+    });
+  }
+
+  /** The commands waiting on each partition this shard leads (gauges). */
+  async pending(): Promise<{ partition: number; pending: number }[]> {
+    const led = [...this.leaders];
+    return Promise.all(led.map(async ([partition, leader]) => ({ partition, pending: await leader.pending() })));
   }
 
   async stop(): Promise<void> {
@@ -124,8 +145,16 @@ export class Shard {
         if (this.leaders.has(p) || heldByOthers.has(p)) continue;
         const lease = await store.leases.acquireLease(p, owner, leaseMs);
         if (lease === null) continue;
-        const leader = new PartitionLeader({ ...this.options, partition: p, epoch: lease.epoch, onStop: () => void this.drop(p), commit: (batch) => this.commits.commit(batch), resumeCommits: () => this.commits.resume(p) });
+        const leader = new PartitionLeader({
+          ...this.options,
+          partition: p,
+          epoch: lease.epoch,
+          onStop: () => void this.drop(p),
+          commit: (batch) => this.commits.commit(batch),
+          resumeCommits: () => this.commits.resume(p),
+        });
         this.leaders.set(p, leader);
+        (this.options.metrics ?? NO_METRICS).leaderChanged(p);
         await leader.start();
       }
     } catch {
@@ -140,10 +169,12 @@ export class Shard {
    */
   private async pruneCommands(): Promise<void> {
     if (Date.now() < this.nextPrune) return;
-    const retention = this.options.commandRetentionMs ?? DAY_MS;
+    const retention = this.options.commandRetentionMs;
     this.nextPrune = Date.now() + Math.min(PRUNE_EVERY_MS, retention / 10);
     const before = new Date(Date.now() - retention);
     for (const partition of this.leaders.keys()) await this.options.store.commands.pruneCommands(partition, before);
+    // Keyed deploys' results (request_keys) have no partition: partition 0's leader prunes them, on the same horizon.
+    if (this.leaders.has(0)) await this.options.store.requestKeys.prune(before);
   }
 
   /**

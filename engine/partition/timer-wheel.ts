@@ -1,7 +1,7 @@
 // A leader's armed timers, in memory: one setTimeout for the earliest due
 // timer at a time. Loaded from Postgres on takeover; fired timers become
 // commands on the leader's own partition.
-import type { TimerSchedule } from '../runtime/timer/index.ts';
+import type { StartTimer } from '../store/index.ts';
 
 export interface ArmedTimer {
   key: string;
@@ -10,7 +10,7 @@ export interface ArmedTimer {
   /** An instance's timer (catch, boundary, event subprocess start). */
   instanceKey?: string;
   /** A timer start event of a deployed process version: firing starts an instance. */
-  start?: { bpmnProcessId: string; version: number; elementId: string; schedule: TimerSchedule; firedCount: number };
+  start?: StartTimer;
 }
 
 export class TimerWheel {

@@ -110,15 +110,19 @@ for (const implementation of implementations) {
       expect(await api.commands.pending(1)).toBe(25);
     });
 
-    it('lastEntryId is the newest entry still in the stream, "0" when none', async () => {
+    it('lastEntryId and firstEntryId are the newest and oldest entries still in the stream, "0" when none', async () => {
       expect(await leader.commands.lastEntryId(3)).toBe('0');
+      expect(await leader.commands.firstEntryId(3)).toBe('0');
       const first = await api.commands.append(3, { key: 'a', payload: 1 });
       const second = await api.commands.append(3, { key: 'b', payload: 2 });
       expect(await leader.commands.lastEntryId(3)).toBe(second);
+      expect(await leader.commands.firstEntryId(3)).toBe(first);
       await leader.commands.ack(3, first);
       expect(await leader.commands.lastEntryId(3)).toBe(second);
+      expect(await leader.commands.firstEntryId(3)).toBe(second);
       await leader.commands.ack(3, second);
       expect(await leader.commands.lastEntryId(3)).toBe('0');
+      expect(await leader.commands.firstEntryId(3)).toBe('0');
     });
 
     it('a blocking read wakes on appendIfBelow', async () => {

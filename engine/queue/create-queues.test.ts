@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createTestRedis } from '../../test/support/redis.ts';
+import { createTestRedis } from './testing/redis.ts';
 import { createQueues } from './create-queues.ts';
 
 describe('createQueues', () => {

@@ -5,9 +5,13 @@
 import type { JobOffer, Variables } from '../runtime/types.ts';
 import type { ActivatedJob, QueuedJob } from './types.ts';
 
-/** The offer alone, as JSON: never the account, partition or variables kept beside it. */
-export function encodeOffer(job: QueuedJob): string {
-  const offer: JobOffer = {
+/**
+ * The offer's own fields of a job that carries more (account, partition,
+ * variables, activation), in the offer's order: what a queue stores and
+ * what the API shows of a job besides its variables and worker.
+ */
+export function offerOf(job: JobOffer): JobOffer {
+  return {
     key: job.key,
     type: job.type,
     retries: job.retries,
@@ -18,6 +22,14 @@ export function encodeOffer(job: QueuedJob): string {
     elementInstanceKey: job.elementInstanceKey,
     customHeaders: job.customHeaders,
   };
+}
+
+/** The offer alone, as JSON, with when it was queued and its kind: never the account, partition or variables kept beside it. */
+export function encodeOffer(job: QueuedJob): string {
+  const offer: JobOffer = offerOf(job);
+  // For the metrics: how long the job waited, and its category, come back with it at activation.
+  if (job.queuedAt !== undefined) (offer as QueuedJob).queuedAt = job.queuedAt;
+  if (job.kind !== undefined) (offer as QueuedJob).kind = job.kind;
   return JSON.stringify(offer);
 }
 

@@ -5,6 +5,7 @@
 // semantics: redis/ (scale-out) and local/ (the embedded default). Neither is
 // ever the only copy of anything: Postgres is, and `JobQueue.rebuild` puts a
 // partition's queues back from it.
+import type { JobKind } from '../metrics.ts';
 import type { JobOffer, Variables } from '../runtime/types.ts';
 
 /** A job ready to be queued: the runtime's offer plus where it belongs and what it sees. */
@@ -14,6 +15,10 @@ export interface QueuedJob extends JobOffer {
   partition: number;
   /** The variables visible to the job (its scope chain, flattened). */
   variables: Variables;
+  /** When the job was offered (created, or offered again after a failure), epoch ms: activation measures its wait from here. */
+  queuedAt?: number;
+  /** The job's category for the metrics (engine/metrics.ts). */
+  kind?: JobKind;
 }
 
 /** Who holds an activated job, and since when (epoch milliseconds). */
@@ -149,6 +154,8 @@ export interface CommandStream {
    * reused, never retried) needs no lookup in the command log.
    */
   lastEntryId(partition: number): Promise<string>;
+  /** The id of the oldest entry not yet acknowledged ("0" when none): what a new leader replays first. */
+  firstEntryId(partition: number): Promise<string>;
 }
 
 export interface Reply {
@@ -235,6 +242,8 @@ export interface Queues {
   readonly notices: Notices;
   /** Carries out a committed batch's Publication, in order. */
   publish(publication: Publication): Promise<void>;
+  /** Resolves once the backing service answers (Redis PING); at once in process. Readiness probes use it. */
+  ping(): Promise<void>;
   /** Settles every pending wait (false / undefined) and releases connections. */
   close(): Promise<void>;
 }

@@ -36,18 +36,21 @@ export class Wait<T> implements Cancellable {
       this.settle(options.cancelled);
       return;
     }
-    const timer = setTimeout(() => {
-      // The deadline may do one last asynchronous look; mark settled first so
-      // nothing else races it.
-      if (this.#settled) return;
-      let value: T | PromiseLike<T>;
-      try {
-        value = options.onTimeout();
-      } catch (error) {
-        value = Promise.reject(error);
-      }
-      this.settle(value);
-    }, Math.max(0, options.timeoutMs));
+    const timer = setTimeout(
+      () => {
+        // The deadline may do one last asynchronous look; mark settled first so
+        // nothing else races it.
+        if (this.#settled) return;
+        let value: T | PromiseLike<T>;
+        try {
+          value = options.onTimeout();
+        } catch (error) {
+          value = Promise.reject(error);
+        }
+        this.settle(value);
+      },
+      Math.max(0, options.timeoutMs),
+    );
     this.onEnd(() => clearTimeout(timer));
     if (signal) {
       const onAbort = () => this.cancel();

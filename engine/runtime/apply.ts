@@ -5,15 +5,14 @@
 // For speed the given instance document is updated in place and returned;
 // a caller that must keep the state before the command passes a copy
 // (structuredClone). A rejected command leaves the document untouched.
-import { behaviorFor } from './behaviors.ts';
-import { triggerBoundary } from './behavior/boundary.ts';
-import { subscribeEventSubProcesses, triggerEventSubProcess } from './behavior/event-subprocess.ts';
-import { raiseIncident } from './behavior/incident.ts';
+import { subscribeEventSubProcesses } from './behavior/event-subprocess.ts';
+import { raiseIncident, setAside } from './behavior/incident.ts';
 import { jobOffer } from './behavior/job.ts';
 import { raiseUnhandledError, throwChildError, throwChildEscalation } from './behavior/throw.ts';
-import { setLocalVariable, setPropagatedVariable } from './behavior/variables.ts';
+import { mergeResultVariables } from './behavior/variables.ts';
 import { Execution } from './execution.ts';
-import { nextDue } from './timer/index.ts';
+import { processorFor } from './processors.ts';
+import { nextDue } from '../timer/index.ts';
 import type { ApplyContext, ApplyResult, Command, ElementInstance, ProcessInstance, Variables } from './types.ts';
 
 type Rejection = Extract<ApplyResult, { ok: false }>;
@@ -22,6 +21,13 @@ export function apply(instance: ProcessInstance | null, command: Command, ctx: A
   if (command.type === 'start') return start(command, ctx);
   if (instance === null) return { ok: false, code: 'NOT_FOUND', message: 'The process instance does not exist.' };
   if (instance.state === 'COMPLETED' || instance.state === 'TERMINATED') return ended(instance, command);
+  if (instance.setAside !== undefined && command.type !== 'cancel') {
+    return {
+      ok: false,
+      code: 'INVALID_STATE',
+      message: `Process instance '${instance.key}' was set aside and takes no more commands but cancel: ${instance.setAside}`,
+    };
+  }
   switch (command.type) {
     case 'completeJob':
       return completeJob(instance, command.jobKey, command.variables, ctx);
@@ -35,7 +41,10 @@ export function apply(instance: ProcessInstance | null, command: Command, ctx: A
     case 'fireTimer':
       return fireTimer(instance, command.timerKey, ctx);
     case 'childCompleted':
-      return childCompleted(instance, command.elementInstanceKey, command.variables, ctx);
+      return withCallActivity(instance, command.elementInstanceKey, ctx, (exec, ei) => {
+        const node = ctx.model.elements[ei.elementId];
+        processorFor(node).calledInstanceCompleted?.(exec, ei, node, command.variables);
+      });
     case 'childError':
       return withCallActivity(instance, command.elementInstanceKey, ctx, (exec, ei) => {
         if (!throwChildError(exec, ei, command.errorCode, command.errorMessage)) {
@@ -49,6 +58,8 @@ export function apply(instance: ProcessInstance | null, command: Command, ctx: A
       });
     case 'childEscalation':
       return withCallActivity(instance, command.elementInstanceKey, ctx, (exec, ei) => throwChildEscalation(exec, ei, command.escalationCode));
+    case 'setAside':
+      return run(instance, ctx, (exec) => setAside(exec, command.message, command.elementInstanceKey));
     case 'errorUnhandled': {
       const thrower = instance.elements[command.elementInstanceKey];
       if (thrower?.pendingError === undefined) return notFound(`No error is pending at element instance '${command.elementInstanceKey}'.`);
@@ -96,7 +107,8 @@ function start(command: Extract<Command, { type: 'start' }>, ctx: ApplyContext):
   if (startEvent === undefined) {
     return { ok: false, code: 'INVALID_STATE', message: `Process '${model.id}' has no none start event, so it cannot be started by a request.` };
   }
-  if (!model.startEvents.includes(startEvent)) return { ok: false, code: 'INVALID_ARGUMENT', message: `'${startEvent}' is not a start event of process '${model.id}'.` };
+  if (!model.startEvents.includes(startEvent))
+    return { ok: false, code: 'INVALID_ARGUMENT', message: `'${startEvent}' is not a start event of process '${model.id}'.` };
   const key = command.processInstanceKey ?? ctx.nextKey();
   const instance: ProcessInstance = {
     key,
@@ -122,21 +134,6 @@ function start(command: Extract<Command, { type: 'start' }>, ctx: ApplyContext):
   });
 }
 
-/** Merges job or child variables into the element's view, as Camunda 8 does. */
-function mergeVariables(instance: ProcessInstance, ei: ElementInstance, hasOutputs: boolean, variables: Variables): void {
-  // With output mappings the variables are local to the element and only the
-  // mappings reach the flow scope; without, they propagate.
-  const from = readScopeKey(instance, ei);
-  for (const name of Object.keys(variables)) {
-    if (hasOutputs) setLocalVariable(instance, ei.key, name, variables[name]);
-    else setPropagatedVariable(instance, from, name, variables[name]);
-  }
-}
-
-function readScopeKey(instance: ProcessInstance, ei: ElementInstance): string {
-  return instance.variables[ei.key] !== undefined ? ei.key : ei.scopeKey;
-}
-
 function completeJob(instance: ProcessInstance, jobKey: string, variables: Variables | undefined, ctx: ApplyContext): ApplyResult {
   const job = instance.jobs[jobKey];
   if (job === undefined) return notFound(`Job '${jobKey}' not found: it was completed or cancelled, or never existed.`);
@@ -150,9 +147,9 @@ function completeJob(instance: ProcessInstance, jobKey: string, variables: Varia
     delete instance.jobs[jobKey];
     if (ei.jobKey === jobKey) ei.jobKey = undefined;
     exec.record('JOB_COMPLETED', { elementId: job.elementId, elementInstanceKey: ei.key, jobKey, detail: { variables: Object.keys(variables ?? {}) } });
-    if (variables !== undefined) mergeVariables(instance, ei, node.outputs.length > 0, variables);
-    const behavior = behaviorFor(node);
-    if (behavior.jobCompleted !== undefined) behavior.jobCompleted(exec, ei, node, job);
+    if (variables !== undefined) mergeResultVariables(instance, ei, node.outputs.length > 0, variables);
+    const processor = processorFor(node);
+    if (processor.jobCompleted !== undefined) processor.jobCompleted(exec, ei, node, job);
     else exec.completeElement(ei, node);
   });
 }
@@ -183,12 +180,15 @@ function fireTimer(instance: ProcessInstance, timerKey: string, ctx: ApplyContex
   const timer = instance.timers[timerKey];
   if (timer === undefined) return notFound(`Timer '${timerKey}' not found: it already fired or was cancelled.`);
   // A duplicate or early fire (a repeating timer already re-armed) must not fire it ahead of time.
-  if (ctx.now() < timer.dueAt) return { ok: false, code: 'INVALID_STATE', message: `Timer '${timerKey}' is not due until ${new Date(timer.dueAt).toISOString()}.` };
+  if (ctx.now() < timer.dueAt)
+    return { ok: false, code: 'INVALID_STATE', message: `Timer '${timerKey}' is not due until ${new Date(timer.dueAt).toISOString()}.` };
   return run(instance, ctx, (exec) => {
     const event = ctx.model.elements[timer.elementId];
     exec.record('TIMER_TRIGGERED', { elementId: event.id, detail: { timerKey, dueAt: timer.dueAt } });
     // Cycles on non-interrupting events fire again while their owner lives.
-    const repeats = (event.type === 'boundaryEvent' && event.cancelActivity === false) || (event.type === 'startEvent' && event.isInterrupting === false);
+    // Only boundary events (cancelActivity) and event subprocess starts
+    // (isInterrupting) carry the flags: what waits on a timer fires once.
+    const repeats = event.cancelActivity === false || event.isInterrupting === false;
     const next = repeats ? nextDue(timer.schedule, timer.dueAt, timer.firedCount + 1, exec.now) : null;
     if (next === null) delete instance.timers[timerKey];
     else {
@@ -196,12 +196,12 @@ function fireTimer(instance: ProcessInstance, timerKey: string, ctx: ApplyContex
       timer.dueAt = next;
       exec.effect({ type: 'scheduleTimer', timerKey, dueAt: next, elementId: event.id });
     }
-    if (event.type === 'boundaryEvent') triggerBoundary(exec, instance.elements[timer.ownerKey], event);
-    else if (event.type === 'startEvent') triggerEventSubProcess(exec, timer.ownerKey, event);
+    const processor = processorFor(event);
+    if (processor.timerTriggered !== undefined) processor.timerTriggered(exec, event, timer);
     else {
       const owner = instance.elements[timer.ownerKey];
       const node = ctx.model.elements[owner.elementId];
-      behaviorFor(node).timerFired?.(exec, owner, node, timer);
+      processorFor(node).timerFired?.(exec, owner, node, timer);
     }
   });
 }
@@ -211,16 +211,3 @@ function withCallActivity(instance: ProcessInstance, eiKey: string, ctx: ApplyCo
   if (ei?.childInstanceKey === undefined) return notFound(`Call activity instance '${eiKey}' is no longer waiting for its child.`);
   return run(instance, ctx, (exec) => body(exec, ei));
 }
-
-function childCompleted(instance: ProcessInstance, eiKey: string, variables: Variables, ctx: ApplyContext): ApplyResult {
-  return withCallActivity(instance, eiKey, ctx, (exec, ei) => {
-    const node = ctx.model.elements[ei.elementId];
-    ei.childInstanceKey = undefined;
-    const hasOutputs = node.outputs.length > 0;
-    // Without propagateAllChildVariables only the output mappings see the child's variables.
-    if (node.calledElement!.propagateAllChildVariables) mergeVariables(instance, ei, hasOutputs, variables);
-    else if (hasOutputs) for (const name of Object.keys(variables)) setLocalVariable(instance, ei.key, name, variables[name]);
-    exec.completeElement(ei, node);
-  });
-}
-

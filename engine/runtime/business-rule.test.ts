@@ -58,7 +58,8 @@ describe('business-rule task with a called decision', () => {
   });
 
   it('raises an incident when a UNIQUE table matches twice', () => {
-    const unique = readFileSync(new URL('../../../shared/dmn/dmnscala-discount-dmn13.dmn', import.meta.url), 'utf8');
+    // dmn-scala's discount table, whose rules 1 and 2 both match a Business order of size 9 (test/fixtures/INDEX.tsv).
+    const unique = readFileSync(new URL('../../test/fixtures/dmn/dmnscala-discount-dmn13.dmn', import.meta.url), 'utf8');
     const compiled = compileDmn(unique);
     if (!compiled.ok) throw new Error(JSON.stringify(compiled.problems));
     const engine = engineWith(model(compiled.model.decisions[0].id));

@@ -2,7 +2,13 @@ import { describe, expect, it } from 'vitest';
 import { definitions, end, engineWith, flow, ioMapping, service, start } from './testing.ts';
 
 const child = (id = 'child') =>
-  `<bpmn:process id="${id}" isExecutable="true">` + start('cs') + service('ct', 'childWork') + end('ce') + flow('c1', 'cs', 'ct') + flow('c2', 'ct', 'ce') + '</bpmn:process>';
+  `<bpmn:process id="${id}" isExecutable="true">` +
+  start('cs') +
+  service('ct', 'childWork') +
+  end('ce') +
+  flow('c1', 'cs', 'ct') +
+  flow('c2', 'ct', 'ce') +
+  '</bpmn:process>';
 
 const parent = (called: string, extensions = '') =>
   `<bpmn:process id="parent" isExecutable="true">` +
@@ -101,15 +107,27 @@ describe('call activities', () => {
 
   it('an error thrown in the child is caught by an error boundary on the call activity, which terminates the child', () => {
     const failingChild =
-      '<bpmn:process id="child" isExecutable="true">' + start('cs') + service('ct', 'childWork') + '<bpmn:endEvent id="fail"><bpmn:errorEventDefinition errorRef="E"/></bpmn:endEvent>' +
-      '<bpmn:parallelGateway id="fork"/>' + service('other', 'otherWork') + flow('c0', 'cs', 'fork') + flow('c1', 'fork', 'ct') + flow('c3', 'fork', 'other') + flow('c2', 'ct', 'fail') + '</bpmn:process>';
+      '<bpmn:process id="child" isExecutable="true">' +
+      start('cs') +
+      service('ct', 'childWork') +
+      '<bpmn:endEvent id="fail"><bpmn:errorEventDefinition errorRef="E"/></bpmn:endEvent>' +
+      '<bpmn:parallelGateway id="fork"/>' +
+      service('other', 'otherWork') +
+      flow('c0', 'cs', 'fork') +
+      flow('c1', 'fork', 'ct') +
+      flow('c3', 'fork', 'other') +
+      flow('c2', 'ct', 'fail') +
+      '</bpmn:process>';
     const withBoundary = (caught: boolean) =>
       definitions(
         '<bpmn:error id="E" errorCode="NO_STOCK"/>' +
           parent('<zeebe:calledElement processId="child"/>').replace(
             '</bpmn:process>',
-            (caught ? '<bpmn:boundaryEvent id="noStock" attachedToRef="call"><bpmn:errorEventDefinition errorRef="E"/></bpmn:boundaryEvent>' + service('reorder', 'reorder') + flow('b1', 'noStock', 'reorder') : '') +
-              '</bpmn:process>',
+            (caught
+              ? '<bpmn:boundaryEvent id="noStock" attachedToRef="call"><bpmn:errorEventDefinition errorRef="E"/></bpmn:boundaryEvent>' +
+                service('reorder', 'reorder') +
+                flow('b1', 'noStock', 'reorder')
+              : '') + '</bpmn:process>',
           ) +
           failingChild,
       );

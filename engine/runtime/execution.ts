@@ -1,7 +1,8 @@
 // One command's worth of execution over an instance document: the agenda of
 // tokens on their way into elements, the token accounting that tells when a
 // scope has finished, and the moves every element kind shares (complete,
-// terminate). Element-specific decisions live in the behaviors.
+// terminate). Element-specific decisions live in the processors
+// (element-processor.ts, processors.ts).
 //
 // Token accounting: each scope (the process, or a subprocess instance)
 // counts the tokens alive in it — element instances, tokens queued on the
@@ -9,15 +10,15 @@
 // finished. Counting queued tokens too is what keeps a scope from finishing
 // between one element completing and the next one starting.
 import type { FlowNode, ProcessModel } from '../model/types.ts';
-import { behaviorFor } from './behaviors.ts';
-import type { Arrival } from './behavior/element-behavior.ts';
 import { selectOutgoing } from './behavior/flow.ts';
 import { raiseIncident } from './behavior/incident.ts';
 import { applyInputs, applyOutputs } from './behavior/io-mapping.ts';
-import { cancelJob, withdrawJobsOf } from './behavior/job.ts';
-import { innerCompleted, multiInstanceBody } from './container/multi-instance.ts';
+import { cancelJob } from './behavior/job.ts';
+import { innerCompleted, multiInstanceBodyProcessor } from './container/multi-instance.ts';
 import { subscribeBoundaries } from './behavior/boundary.ts';
 import { cancelTimersOf } from './behavior/timers.ts';
+import type { Arrival, ElementProcessor } from './element-processor.ts';
+import { processorFor } from './processors.ts';
 import type { ApplyContext, Effect, ElementInstance, HistoryRecord, ProcessInstance, RecordType } from './types.ts';
 
 const DEFAULT_STEP_BUDGET = 10_000;
@@ -86,8 +87,7 @@ export class Execution {
     scope.children = (scope.children ?? 0) + delta;
     if (scope.children === 0 && delta < 0) {
       const node = this.model.elements[scope.elementId];
-      if (scope.loop !== undefined) multiInstanceBody.childrenCompleted!(this, scope, node);
-      else behaviorFor(node).childrenCompleted?.(this, scope, node);
+      processorOf(scope, node).childrenCompleted?.(this, scope, node);
     }
   }
 
@@ -141,8 +141,8 @@ export class Execution {
 
   private arrive(arrival: QueuedArrival): void {
     const node = this.model.elements[arrival.elementId];
-    const behavior = behaviorFor(node);
-    if (!arrival.joined && behavior.arrive !== undefined && !behavior.arrive(this, arrival, node)) return;
+    const processor = processorFor(node);
+    if (!arrival.joined && processor.arrive !== undefined && !processor.arrive(this, arrival, node)) return;
     this.activate(node, arrival);
   }
 
@@ -152,7 +152,7 @@ export class Execution {
     if (node.loop !== undefined && arrival.loopIndex === undefined) {
       // The multi-instance body: boundary events belong to it, io mappings to each inner instance.
       if (node.boundaryEvents.length > 0 && !subscribeBoundaries(this, ei, node)) return;
-      multiInstanceBody.activate(this, ei, node, arrival);
+      multiInstanceBodyProcessor.activate(this, ei, node, arrival);
       return;
     }
     if (arrival.loopIndex !== undefined) {
@@ -166,7 +166,7 @@ export class Execution {
     if (arrival.loopIndex !== undefined || node.inputs.length > 0) this.persist(ei);
     if (node.inputs.length > 0 && !applyInputs(this, ei, node)) return;
     if (arrival.loopIndex === undefined && node.boundaryEvents.length > 0 && !subscribeBoundaries(this, ei, node)) return;
-    behaviorFor(node).activate(this, ei, node, arrival);
+    processorFor(node).activate(this, ei, node, arrival);
   }
 
   /** Gateways that join inclusively fire once no token can still reach them; checked when the agenda is empty. */
@@ -176,8 +176,8 @@ export class Execution {
       const slash = joinKey.indexOf('/');
       const scopeKey = joinKey.slice(0, slash);
       const node = this.model.elements[joinKey.slice(slash + 1)];
-      const behavior = behaviorFor(node);
-      if (behavior.readyToJoin === undefined || !behavior.readyToJoin(this, scopeKey, node)) continue;
+      const processor = processorFor(node);
+      if (processor.readyToJoin === undefined || !processor.readyToJoin(this, scopeKey, node)) continue;
       this.consumeJoin(scopeKey, node);
       fired = true;
     }
@@ -250,13 +250,16 @@ export class Execution {
     this.adjustTokens(ei.scopeKey, -1);
   }
 
-  /** Ends an element and everything inside it, cancelling its job. Token accounting is the caller's. */
+  /**
+   * Ends an element and everything inside it, cancelling its job; its
+   * processor withdraws what only its kind holds. Token accounting is the caller's.
+   */
   terminateElement(ei: ElementInstance): void {
+    const node = this.model.elements[ei.elementId];
     if (ei.children !== undefined) this.terminateChildren(ei.key);
     if (ei.jobKey !== undefined) cancelJob(this, ei.jobKey);
-    if (this.model.elements[ei.elementId].type === 'eventBasedGateway') withdrawJobsOf(this, ei.key);
-    if (ei.childInstanceKey !== undefined) this.effect({ type: 'sendCommand', instanceKey: ei.childInstanceKey, command: { type: 'cancel' } });
-    this.record('ELEMENT_TERMINATED', { elementId: ei.elementId, elementType: this.model.elements[ei.elementId].type, elementInstanceKey: ei.key });
+    processorOf(ei, node).terminate?.(this, ei, node);
+    this.record('ELEMENT_TERMINATED', { elementId: ei.elementId, elementType: node.type, elementInstanceKey: ei.key });
     this.forget(ei);
   }
 
@@ -283,4 +286,9 @@ export class Execution {
       break;
     }
   }
+}
+
+/** A multi-instance body (it holds the loop state) runs the body's processor, not its activity's. */
+function processorOf(ei: ElementInstance, node: FlowNode): ElementProcessor {
+  return ei.loop !== undefined ? multiInstanceBodyProcessor : processorFor(node);
 }

@@ -33,7 +33,12 @@ describe('exclusive gateway', () => {
     const engine = engineWith(exclusive('toOther'));
     const key = engine.start('p', { amount: -1 });
     expect(engine.activate('other', 10)).toHaveLength(1);
-    expect(engine.history(key).filter((r) => r.type === 'SEQUENCE_FLOW_TAKEN').map((r) => r.elementId)).toEqual(['f0', 'toOther']);
+    expect(
+      engine
+        .history(key)
+        .filter((r) => r.type === 'SEQUENCE_FLOW_TAKEN')
+        .map((r) => r.elementId),
+    ).toEqual(['f0', 'toOther']);
   });
 
   it('raises an incident when no condition is true and there is no default flow', () => {
@@ -201,5 +206,8 @@ describe('inclusive gateway', () => {
 });
 
 function flowTag(id: string): string {
-  return `<bpmn:sequenceFlow id="${id}" sourceRef="plain" targetRef="join"/>`.replace(/sourceRef="plain" targetRef="join"/, id === 'fd' ? 'sourceRef="fork" targetRef="plain"' : 'sourceRef="plain" targetRef="join"');
+  return `<bpmn:sequenceFlow id="${id}" sourceRef="plain" targetRef="join"/>`.replace(
+    /sourceRef="plain" targetRef="join"/,
+    id === 'fd' ? 'sourceRef="fork" targetRef="plain"' : 'sourceRef="plain" targetRef="join"',
+  );
 }

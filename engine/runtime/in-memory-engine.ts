@@ -9,8 +9,9 @@ import { evaluateDecision } from '../dmn/index.ts';
 import type { ProcessModel } from '../model/types.ts';
 import { apply } from './apply.ts';
 import { visibleVariables } from './behavior/variables.ts';
+import { childStartCommand } from './child-start.ts';
 import { startTimersOf } from './start-timers.ts';
-import { nextDue, type TimerSchedule } from './timer/index.ts';
+import { nextDue, type TimerSchedule } from '../timer/index.ts';
 import type { ApplyContext, ApplyResult, Command, DecisionEvaluator, HistoryRecord, JobOffer, ProcessInstance, Variables } from './types.ts';
 
 export interface ActivatedJob extends JobOffer {
@@ -251,18 +252,7 @@ export class InMemoryEngine {
           break;
         case 'startChild': {
           const ctx = this.context(effect.bpmnProcessId);
-          const child = apply(
-            null,
-            {
-              type: 'start',
-              processInstanceKey: effect.childInstanceKey,
-              variables: effect.variables,
-              version: this.models.get(effect.bpmnProcessId)!.version,
-              parent: { instanceKey: instance.key, elementInstanceKey: effect.parentElementInstanceKey },
-              depth: effect.depth,
-            },
-            ctx,
-          );
+          const child = apply(null, childStartCommand(effect, instance.key, this.models.get(effect.bpmnProcessId)!.version), ctx);
           this.settle(child);
           break;
         }

@@ -79,11 +79,7 @@ describe('terminate end, cancel and the step budget', () => {
   it('stops a cycle of gateways with no wait state with an incident instead of hanging', () => {
     const xml = processXml(
       'p',
-      start() +
-        '<bpmn:exclusiveGateway id="a"/><bpmn:exclusiveGateway id="b"/>' +
-        flow('f0', 'start', 'a') +
-        flow('ab', 'a', 'b') +
-        flow('ba', 'b', 'a'),
+      start() + '<bpmn:exclusiveGateway id="a"/><bpmn:exclusiveGateway id="b"/>' + flow('f0', 'start', 'a') + flow('ab', 'a', 'b') + flow('ba', 'b', 'a'),
     );
     const engine = engineWith(xml, { stepBudget: 500 });
     const key = engine.start('p');

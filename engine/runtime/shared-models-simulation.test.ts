@@ -60,7 +60,10 @@ function later(ms: number): void {
 /** The one job of `type` waiting now. */
 function only(engine: InMemoryEngine, type: string): ActivatedJob {
   const jobs = engine.activate(type, 10);
-  expect(jobs.map((j) => j.type), `jobs of type '${type}'`).toEqual([type]);
+  expect(
+    jobs.map((j) => j.type),
+    `jobs of type '${type}'`,
+  ).toEqual([type]);
   return jobs[0];
 }
 
@@ -147,7 +150,8 @@ describe.skipIf(!present)('shared models simulated to their end', () => {
   });
 
   describe('bench-poc-random-script.bpmn + bench-event-classification.dmn', () => {
-    const start = (engine: InMemoryEngine, metric: string, severity: string) => engine.start('eventHandling_random', { metric_value: metric, severity_ordinal: severity });
+    const start = (engine: InMemoryEngine, metric: string, severity: string) =>
+      engine.start('eventHandling_random', { metric_value: metric, severity_ordinal: severity });
 
     it('the decision classifies, the script job re-rolls the priority to "Further verification": AI classification and manual screening', () => {
       const engine = sharedEngine(['bench-poc-random-script.bpmn'], ['bench-event-classification.dmn']);
@@ -157,7 +161,15 @@ describe.skipIf(!present)('shared models simulated to their end', () => {
       expect(script.customHeaders['script.resultVariable']).toBe('evaluatedPriority');
       complete(engine, 'benchmark-task-3');
       expect(state(engine, key)).toBe('COMPLETED');
-      expect(visited(engine, key)).toEqual(['StartEvent_1', 'Activity_0k7yr3p', 'Activity_0w0p4ab', 'Gateway_1voyc8i', 'Activity_0o7n1t3', 'Activity_1l2g9z5', 'Event_13lj5yu']);
+      expect(visited(engine, key)).toEqual([
+        'StartEvent_1',
+        'Activity_0k7yr3p',
+        'Activity_0w0p4ab',
+        'Gateway_1voyc8i',
+        'Activity_0o7n1t3',
+        'Activity_1l2g9z5',
+        'Event_13lj5yu',
+      ]);
     });
 
     it('a priority the worker keeps: "High priority" takes the default flow to Kafka, "Low priority" goes to S3', () => {
@@ -226,7 +238,10 @@ describe.skipIf(!present)('shared models simulated to their end', () => {
   // actionRunner reads `is defined(action.provider.timeout)` (start output) and `is defined(action.pauses)`
   // (the gateway after the action): Camunda's `is defined`, which engine/feel adds to feelin.
   describe('chaos-action-runner.bpmn', () => {
-    const action = (provider: Variables, extra: Variables = {}) => ({ action: { name: 'kill-broker', provider: { path: 'chaos-kill', ...provider }, ...extra }, testReport: { failureMessages: [] } });
+    const action = (provider: Variables, extra: Variables = {}) => ({
+      action: { name: 'kill-broker', provider: { path: 'chaos-kill', ...provider }, ...extra },
+      testReport: { failureMessages: [] },
+    });
 
     it('runs the action as a job of the type the action names and succeeds; the timeout boundary is disarmed', () => {
       const engine = sharedEngine(['chaos-action-runner.bpmn']);
@@ -301,7 +316,16 @@ describe.skipIf(!present)('shared models simulated to their end', () => {
       ]);
       expect(state(engine, key)).toBe('COMPLETED');
       expect(variables(engine, key)).toMatchObject({ successfulExperiment: true, successfulRun: true, testReport: { failureMessages: [] } });
-      expect(visited(engine, key)).toEqual(['StartEvent_1', 'Event_1u9f9sk', ...VERIFY_1, ...CHAOS, ...VERIFY_2, 'Event_0ulf3ce', 'Activity_11tzpu9', 'Event_0cqap4f']);
+      expect(visited(engine, key)).toEqual([
+        'StartEvent_1',
+        'Event_1u9f9sk',
+        ...VERIFY_1,
+        ...CHAOS,
+        ...VERIFY_2,
+        'Event_0ulf3ce',
+        'Activity_11tzpu9',
+        'Event_0cqap4f',
+      ]);
       expect(engine.nextTimerDue()).toBeUndefined();
     });
 
@@ -316,9 +340,20 @@ describe.skipIf(!present)('shared models simulated to their end', () => {
       expect(state(engine, child.key)).toBe('COMPLETED');
       expect(visited(engine, child.key)).toEqual(['Event_1hncl4g', 'Event_0owkcly', 'Event_1quq7fu']);
 
-      expect(engine.history(key).filter((r) => r.type === 'ERROR_THROWN')).toMatchObject([{ elementId: 'Event_0sw0eal', detail: { errorCode: 'failedAction' } }]);
+      expect(engine.history(key).filter((r) => r.type === 'ERROR_THROWN')).toMatchObject([
+        { elementId: 'Event_0sw0eal', detail: { errorCode: 'failedAction' } },
+      ]);
       expect(state(engine, key)).toBe('COMPLETED');
-      expect(visited(engine, key)).toEqual(['StartEvent_1', 'Event_1u9f9sk', 'Event_1acs4yl', 'Activity_08p87mg', 'Gateway_03n7r1p', 'Event_06uq3eg', 'Gateway_1ty24uf', 'Event_0i9wjj1']);
+      expect(visited(engine, key)).toEqual([
+        'StartEvent_1',
+        'Event_1u9f9sk',
+        'Event_1acs4yl',
+        'Activity_08p87mg',
+        'Gateway_03n7r1p',
+        'Event_06uq3eg',
+        'Gateway_1ty24uf',
+        'Event_0i9wjj1',
+      ]);
       expect(terminated(engine, key)).toContain('Activity_11tzpu9');
       expect(variables(engine, key)).toMatchObject({
         successfulExperiment: false,
@@ -342,9 +377,20 @@ describe.skipIf(!present)('shared models simulated to their end', () => {
       expect([first.state, second.state]).toEqual(['COMPLETED', 'TERMINATED']);
       expect(() => engine.completeJob(chaos.key)).toThrow(CommandRejected);
       expect(state(engine, key)).toBe('COMPLETED');
-      expect(visited(engine, key)).toEqual(['StartEvent_1', 'Event_1u9f9sk', ...VERIFY_1, 'Event_00iakpz', 'Event_036qm76', 'Gateway_1ty24uf', 'Event_0i9wjj1']);
+      expect(visited(engine, key)).toEqual([
+        'StartEvent_1',
+        'Event_1u9f9sk',
+        ...VERIFY_1,
+        'Event_00iakpz',
+        'Event_036qm76',
+        'Gateway_1ty24uf',
+        'Event_0i9wjj1',
+      ]);
       expect(terminated(engine, key)).toEqual(['Activity_1jg7jgx', 'Activity_0nqerfm', 'Activity_0nqerfm', 'Activity_11tzpu9']);
-      expect(variables(engine, key)).toMatchObject({ successfulExperiment: false, testReport: { failureMessages: [' Chaos experiment Kill a broker failed.'] } });
+      expect(variables(engine, key)).toMatchObject({
+        successfulExperiment: false,
+        testReport: { failureMessages: [' Chaos experiment Kill a broker failed.'] },
+      });
       expect(engine.nextTimerDue()).toBeUndefined();
     });
   });
@@ -409,18 +455,22 @@ describe.skipIf(!present)('shared models simulated to their end', () => {
       expect(engine.children(key)).toHaveLength(1);
       expect(child.state).toBe('COMPLETED');
       expect(visited(engine, child.key)).toEqual([...EXPERIMENT.slice(0, 11), 'Event_06uq3eg', 'Gateway_1ty24uf', 'Event_0i9wjj1']);
-      expect(engine.history(key).filter((r) => r.type === 'ERROR_THROWN')).toMatchObject([{ elementId: 'Event_0206bt7', detail: { errorCode: 'experimentFailed' } }]);
+      expect(engine.history(key).filter((r) => r.type === 'ERROR_THROWN')).toMatchObject([
+        { elementId: 'Event_0206bt7', detail: { errorCode: 'experimentFailed' } },
+      ]);
       expect(state(engine, key)).toBe('COMPLETED');
       expect(visited(engine, key)).toEqual(['StartEvent_1', 'Activity_0a7hels', ...RUN.slice(0, 3), 'Event_15ycupq', 'Event_0fhnwbl']);
       expect(terminated(engine, key)).toContain('Activity_1neh8m1');
       expect(variables(engine, key)).toMatchObject({ successfulExperiment: false, testReport: { testResult: 'FAILED', failureCount: 1 } });
-      expect((variables(engine, key).testReport as { failureMessages: unknown[] }).failureMessages.at(-1)).toBe(" Experiment failed for cluster plan: 'small' against cluster 'c1' (id-1).");
+      expect((variables(engine, key).testReport as { failureMessages: unknown[] }).failureMessages.at(-1)).toBe(
+        " Experiment failed for cluster plan: 'small' against cluster 'c1' (id-1).",
+      );
       // The second experiment never starts.
       expect(engine.activate('probe', 1)).toHaveLength(0);
     });
 
     // A call activity with input mappings inside the loop builds the child's variables through the enclosing scopes.
-    it('the experiment sees the toolkit loop\'s `experiment`, so its failure message names it', () => {
+    it("the experiment sees the toolkit loop's `experiment`, so its failure message names it", () => {
       const engine = sharedEngine(FILES);
       const key = start(engine);
       complete(engine, 'probe');
@@ -454,7 +504,9 @@ describe.skipIf(!present)('shared models simulated to their end', () => {
       const engine = sharedEngine(['chaos-multi-version-brt.bpmn']);
       const key = engine.start('multiVersion');
       expect(state(engine, key)).toBe('INCIDENT');
-      expect(incidents(engine, key)).toMatchObject([{ type: 'DECISION_EVALUATION_ERROR', elementId: 'task', message: expect.stringContaining("'fancyDecision'") }]);
+      expect(incidents(engine, key)).toMatchObject([
+        { type: 'DECISION_EVALUATION_ERROR', elementId: 'task', message: expect.stringContaining("'fancyDecision'") },
+      ]);
     });
   });
 
@@ -537,7 +589,12 @@ describe.skipIf(!present)('shared models simulated to their end', () => {
   describe('gen-engine-timers.bpmn', () => {
     it('is rejected at deploy: the catch date `${environment.variables.catchDate}` has no =, so it is literal text and no date', () => {
       expect(rejection('gen-engine-timers.bpmn')).toEqual([
-        { elementId: 'catch-date', message: expect.stringMatching(/^Intermediate catch event 'catch-date' has a timer date Orca cannot schedule: '\$\{environment\.variables\.catchDate\}' is not a valid ISO 8601 date-time/) },
+        {
+          elementId: 'catch-date',
+          message: expect.stringMatching(
+            /^Intermediate catch event 'catch-date' has a timer date Orca cannot schedule: '\$\{environment\.variables\.catchDate\}' is not a valid ISO 8601 date-time/,
+          ),
+        },
       ]);
     });
   });
@@ -552,7 +609,14 @@ describe.skipIf(!present)('shared models simulated to their end', () => {
       expect(engine.nextTimerDue()).toBeUndefined();
       complete(engine, 'process-message');
       expect(state(engine, key)).toBe('COMPLETED');
-      expect(visited(engine, key)).toEqual(['StartEvent_1', 'ServiceTask_0xdwuw7', 'ExclusiveGateway_0wne7eb', 'IntermediateCatchEvent_169ouyw', 'ServiceTask_1ng04rq', 'EndEvent_1mns3uj']);
+      expect(visited(engine, key)).toEqual([
+        'StartEvent_1',
+        'ServiceTask_0xdwuw7',
+        'ExclusiveGateway_0wne7eb',
+        'IntermediateCatchEvent_169ouyw',
+        'ServiceTask_1ng04rq',
+        'EndEvent_1mns3uj',
+      ]);
     });
 
     it('the timer wins after 5 s: the message job is withdrawn', () => {
@@ -565,7 +629,14 @@ describe.skipIf(!present)('shared models simulated to their end', () => {
       expect(() => engine.completeJob(message.key)).toThrow(CommandRejected);
       complete(engine, 'time-out');
       expect(state(engine, key)).toBe('COMPLETED');
-      expect(visited(engine, key)).toEqual(['StartEvent_1', 'ServiceTask_0xdwuw7', 'ExclusiveGateway_0wne7eb', 'IntermediateCatchEvent_04zcf15', 'ServiceTask_1rszkg1', 'EndEvent_1mns3uj']);
+      expect(visited(engine, key)).toEqual([
+        'StartEvent_1',
+        'ServiceTask_0xdwuw7',
+        'ExclusiveGateway_0wne7eb',
+        'IntermediateCatchEvent_04zcf15',
+        'ServiceTask_1rszkg1',
+        'EndEvent_1mns3uj',
+      ]);
     });
   });
 
@@ -575,7 +646,14 @@ describe.skipIf(!present)('shared models simulated to their end', () => {
       const key = engine.start('throw-bpmn-error');
       complete(engine, 'throw-bpmn-error-task');
       expect(state(engine, key)).toBe('COMPLETED');
-      expect(visited(engine, key)).toEqual(['StartEvent_1q9lovr', 'StartEvent_0mp9dxc', 'Task_0bki2a1', 'EndEvent_1hj6q7z', 'SubProcess_0kmfk49', 'EndEvent_1cl3tk3']);
+      expect(visited(engine, key)).toEqual([
+        'StartEvent_1q9lovr',
+        'StartEvent_0mp9dxc',
+        'Task_0bki2a1',
+        'EndEvent_1hj6q7z',
+        'SubProcess_0kmfk49',
+        'EndEvent_1cl3tk3',
+      ]);
     });
 
     it('a worker cannot throw BUSINESS_ERROR (SPEC.md Events): failing the job is an incident, not the sad flow', () => {
@@ -617,7 +695,9 @@ describe.skipIf(!present)('shared models simulated to their end', () => {
     it('FooProcess alone: its call activity finds no BarProcess', () => {
       const engine = sharedEngine(['modeler-foo-call.bpmn']);
       const key = engine.start('FooProcess');
-      expect(incidents(engine, key)).toMatchObject([{ type: 'CALLED_ELEMENT_ERROR', elementId: 'CallActivity_1', message: expect.stringContaining("'BarProcess'") }]);
+      expect(incidents(engine, key)).toMatchObject([
+        { type: 'CALLED_ELEMENT_ERROR', elementId: 'CallActivity_1', message: expect.stringContaining("'BarProcess'") },
+      ]);
     });
   });
 
@@ -672,7 +752,9 @@ describe.skipIf(!present)('shared models simulated to their end', () => {
     it('zpt-multiple-call-activity.bpmn without its siblings: an incident at the first call activity', () => {
       const engine = sharedEngine(['zpt-multiple-call-activity.bpmn']);
       const key = engine.start('multiple-call-activity');
-      expect(incidents(engine, key)).toMatchObject([{ type: 'CALLED_ELEMENT_ERROR', elementId: 'callactivityTwo', message: expect.stringContaining("'call-activity'") }]);
+      expect(incidents(engine, key)).toMatchObject([
+        { type: 'CALLED_ELEMENT_ERROR', elementId: 'callactivityTwo', message: expect.stringContaining("'call-activity'") },
+      ]);
     });
   });
 

@@ -6,7 +6,7 @@
 import { evaluateFeel } from '../feel/index.ts';
 import type { ProcessModel, ValueExpr } from '../model/types.ts';
 import { timerText } from './behavior/timers.ts';
-import { firstDue, parseTimer, type TimerSchedule } from './timer/index.ts';
+import { firstDue, parseTimer, type TimerSchedule } from '../timer/index.ts';
 
 export interface StartTimer {
   elementId: string;

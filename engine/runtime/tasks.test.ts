@@ -96,7 +96,9 @@ describe('tasks and job types (SPEC.md job type table)', () => {
   });
 
   it('evaluates FEEL job types and retries against the instance variables', () => {
-    const engine = engineWith(processXml('p', start() + service('task', '="pay-" + region', '', '=tries') + end() + flow('f1', 'start', 'task') + flow('f2', 'task', 'end')));
+    const engine = engineWith(
+      processXml('p', start() + service('task', '="pay-" + region', '', '=tries') + end() + flow('f1', 'start', 'task') + flow('f2', 'task', 'end')),
+    );
     engine.start('p', { region: 'eu', tries: 7 });
     const [job] = engine.activate('pay-eu', 1);
     expect(job.retries).toBe(7);

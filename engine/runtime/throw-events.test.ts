@@ -37,7 +37,9 @@ function withSub(boundaries: string, extra = '') {
 
 describe('BPMN errors', () => {
   it('an error end event is caught by the error boundary with its code, interrupting the subprocess', () => {
-    const engine = engineWith(withSub(errorBoundary('onCard', 'sub', 'Err_Card') + errorBoundary('onAny', 'sub') + flow('b1', 'onCard', 'handle') + flow('b2', 'onAny', 'handleAny')));
+    const engine = engineWith(
+      withSub(errorBoundary('onCard', 'sub', 'Err_Card') + errorBoundary('onAny', 'sub') + flow('b1', 'onCard', 'handle') + flow('b2', 'onAny', 'handleAny')),
+    );
     const key = engine.start('p', { code: 'card' });
     expect(engine.activate('handle', 1)).toHaveLength(1);
     expect(engine.activate('handleAny', 1)).toHaveLength(0);
@@ -206,5 +208,20 @@ describe('event-based gateway', () => {
     engine.fireDueTimers();
     expect(() => engine.completeJob(job.key)).toThrow(expect.objectContaining({ code: 'NOT_FOUND' }));
     expect(visited(engine, key)).toEqual(['start', 'gw', 'timeout', 'expired']);
+  });
+
+  it('cancelling the instance while the gateway waits withdraws the message job and the timer', () => {
+    const engine = engineWith(xml, { now: fakeClock().now });
+    const key = engine.start('p');
+    engine.cancel(key);
+    expect(engine.instance(key)!.state).toBe('TERMINATED');
+    expect(engine.instance(key)!.jobs).toEqual({});
+    expect(engine.activate('event:message:paid', 1)).toHaveLength(0);
+    expect(engine.nextTimerDue()).toBeUndefined();
+    const withdrawn = engine.history(key).filter((r) => r.type === 'JOB_CANCELED' || r.type === 'TIMER_CANCELED');
+    expect(withdrawn.map((r) => [r.type, r.elementId])).toEqual([
+      ['JOB_CANCELED', 'paid'],
+      ['TIMER_CANCELED', 'timeout'],
+    ]);
   });
 });

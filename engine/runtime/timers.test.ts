@@ -5,7 +5,10 @@ import { MINUTE, end, engineWith, escapeXml, fakeClock, flow, processXml, servic
 describe('timer intermediate catch events', () => {
   it('waits for a duration and goes on when the timer fires', () => {
     const clock = fakeClock();
-    const engine = engineWith(processXml('p', start() + timerCatch('wait', 'timeDuration', 'PT10M') + end() + flow('f1', 'start', 'wait') + flow('f2', 'wait', 'end')), { now: clock.now });
+    const engine = engineWith(
+      processXml('p', start() + timerCatch('wait', 'timeDuration', 'PT10M') + end() + flow('f1', 'start', 'wait') + flow('f2', 'wait', 'end')),
+      { now: clock.now },
+    );
     const key = engine.start('p');
     expect(engine.nextTimerDue()).toBe(clock.now() + 10 * MINUTE);
     clock.advance(10 * MINUTE - 1);
@@ -19,7 +22,10 @@ describe('timer intermediate catch events', () => {
 
   it('fires a date in the past at once', () => {
     const clock = fakeClock();
-    const engine = engineWith(processXml('p', start() + timerCatch('wait', 'timeDate', '2020-01-01T00:00:00Z') + end() + flow('f1', 'start', 'wait') + flow('f2', 'wait', 'end')), { now: clock.now });
+    const engine = engineWith(
+      processXml('p', start() + timerCatch('wait', 'timeDate', '2020-01-01T00:00:00Z') + end() + flow('f1', 'start', 'wait') + flow('f2', 'wait', 'end')),
+      { now: clock.now },
+    );
     const key = engine.start('p');
     expect(engine.fireDueTimers()).toBe(1);
     expect(engine.instance(key)!.state).toBe('COMPLETED');
@@ -27,7 +33,10 @@ describe('timer intermediate catch events', () => {
 
   it('evaluates a FEEL timer expression against the variables', () => {
     const clock = fakeClock();
-    const engine = engineWith(processXml('p', start() + timerCatch('wait', 'timeDuration', '=delay') + end() + flow('f1', 'start', 'wait') + flow('f2', 'wait', 'end')), { now: clock.now });
+    const engine = engineWith(
+      processXml('p', start() + timerCatch('wait', 'timeDuration', '=delay') + end() + flow('f1', 'start', 'wait') + flow('f2', 'wait', 'end')),
+      { now: clock.now },
+    );
     engine.start('p', { delay: 'PT2H' });
     expect(engine.nextTimerDue()).toBe(clock.now() + 120 * MINUTE);
   });
@@ -45,7 +54,9 @@ describe('timer intermediate catch events', () => {
   });
 
   it('raises an incident for a FEEL value that is no string, duration or date and time', () => {
-    const engine = engineWith(processXml('p', start() + timerCatch('wait', 'timeDuration', '=delay') + end() + flow('f1', 'start', 'wait') + flow('f2', 'wait', 'end')));
+    const engine = engineWith(
+      processXml('p', start() + timerCatch('wait', 'timeDuration', '=delay') + end() + flow('f1', 'start', 'wait') + flow('f2', 'wait', 'end')),
+    );
     const key = engine.start('p', { delay: 10 });
     const [incident] = Object.values(engine.instance(key)!.incidents);
     expect(incident).toMatchObject({ type: 'EXTRACT_VALUE_ERROR', elementId: 'wait' });
@@ -53,7 +64,9 @@ describe('timer intermediate catch events', () => {
   });
 
   it('raises an incident naming the element for an unusable timer value', () => {
-    const engine = engineWith(processXml('p', start() + timerCatch('wait', 'timeDuration', '=delay') + end() + flow('f1', 'start', 'wait') + flow('f2', 'wait', 'end')));
+    const engine = engineWith(
+      processXml('p', start() + timerCatch('wait', 'timeDuration', '=delay') + end() + flow('f1', 'start', 'wait') + flow('f2', 'wait', 'end')),
+    );
     const key = engine.start('p', { delay: 'ten minutes' });
     const [incident] = Object.values(engine.instance(key)!.incidents);
     expect(incident).toMatchObject({ type: 'EXTRACT_VALUE_ERROR', elementId: 'wait' });
@@ -164,7 +177,9 @@ describe('timer start events and event subprocesses', () => {
     expect(engine.fireDueTimers()).toBe(1);
     expect(engine.activate('later', 10)).toHaveLength(1);
     expect(engine.nextTimerDue()).toBeUndefined();
-    expect(() => engineWith(xml('=startAt'))).toThrow(expect.objectContaining({ code: 'INVALID_ARGUMENT', message: expect.stringContaining("Timer start event 'at'") }));
+    expect(() => engineWith(xml('=startAt'))).toThrow(
+      expect.objectContaining({ code: 'INVALID_ARGUMENT', message: expect.stringContaining("Timer start event 'at'") }),
+    );
   });
 
   it('an interrupting timer event subprocess ends the main path', () => {
@@ -222,11 +237,13 @@ describe('timer start events and event subprocesses', () => {
   });
 });
 
-
 describe('firing timers', () => {
   it('refuses a fire before the timer is due, changing nothing', () => {
     const clock = fakeClock();
-    const engine = engineWith(processXml('p', start() + timerCatch('wait', 'timeDuration', 'PT10M') + end() + flow('f1', 'start', 'wait') + flow('f2', 'wait', 'end')), { now: clock.now });
+    const engine = engineWith(
+      processXml('p', start() + timerCatch('wait', 'timeDuration', 'PT10M') + end() + flow('f1', 'start', 'wait') + flow('f2', 'wait', 'end')),
+      { now: clock.now },
+    );
     const key = engine.start('p');
     const [timerKey] = Object.keys(engine.instance(key)!.timers);
     expect(() => engine.command(key, { type: 'fireTimer', timerKey })).toThrow(expect.objectContaining({ code: 'INVALID_STATE' }));

@@ -3,7 +3,7 @@
 // world). Everything here is plain JSON so the instance document can live in
 // one JSONB column and records can be appended to history as they are.
 import type { ProcessModel } from '../model/types.ts';
-import type { TimerSchedule } from './timer/index.ts';
+import type { TimerSchedule } from '../timer/index.ts';
 
 export type Variables = Record<string, unknown>;
 
@@ -75,7 +75,9 @@ export type IncidentType =
   | 'STEP_BUDGET_EXCEEDED'
   | 'UNHANDLED_ERROR_EVENT'
   | 'CALLED_ELEMENT_ERROR'
-  | 'DECISION_EVALUATION_ERROR';
+  | 'DECISION_EVALUATION_ERROR'
+  /** The engine could not store what a command did to the instance; the instance was set aside (ProcessInstance.setAside). */
+  | 'UNPROCESSABLE_COMMAND';
 
 export interface Incident {
   key: string;
@@ -115,6 +117,11 @@ export interface ProcessInstance {
   depth?: number;
   startedAt: number;
   endedAt?: number;
+  /**
+   * Why the engine set this instance aside: a command for it could not be
+   * stored (Zeebe's banned instance). It takes no more commands but cancel.
+   */
+  setAside?: string;
 }
 
 export type Command =
@@ -142,7 +149,9 @@ export type Command =
   /** To a parent: an escalation its child did not catch. */
   | { type: 'childEscalation'; elementInstanceKey: string; escalationCode: string }
   /** To a child: nobody above caught the error it threw. */
-  | { type: 'errorUnhandled'; elementInstanceKey: string };
+  | { type: 'errorUnhandled'; elementInstanceKey: string }
+  /** The engine could not process a command for this instance: an incident at the element it addressed (or the process), and no more commands. */
+  | { type: 'setAside'; message: string; elementInstanceKey?: string };
 
 /** Evaluates the latest deployed version of a decision (DMN); supplied by whoever holds the deployments. */
 export type DecisionEvaluator = (decisionId: string, variables: Variables) => { ok: true; result: unknown } | { ok: false; error: string };
@@ -226,5 +235,4 @@ export type Effect =
 export type RejectionCode = 'NOT_FOUND' | 'INVALID_STATE' | 'INVALID_ARGUMENT';
 
 export type ApplyResult =
-  | { ok: true; instance: ProcessInstance; records: HistoryRecord[]; effects: Effect[] }
-  | { ok: false; code: RejectionCode; message: string };
+  { ok: true; instance: ProcessInstance; records: HistoryRecord[]; effects: Effect[] } | { ok: false; code: RejectionCode; message: string };

@@ -6,7 +6,17 @@ describe('variables and io mappings', () => {
     const xml = processXml(
       'p',
       start() +
-        service('task', 'calc', ioMapping([['=order.total * 2', 'doubled'], ['="fixed"', 'label']], [['=result + 1', 'final']])) +
+        service(
+          'task',
+          'calc',
+          ioMapping(
+            [
+              ['=order.total * 2', 'doubled'],
+              ['="fixed"', 'label'],
+            ],
+            [['=result + 1', 'final']],
+          ),
+        ) +
         end() +
         flow('f1', 'start', 'task') +
         flow('f2', 'task', 'end'),
@@ -27,7 +37,10 @@ describe('variables and io mappings', () => {
   });
 
   it('writes an output to a nested path without touching sibling fields', () => {
-    const xml = processXml('p', start() + service('t', 't', ioMapping([], [['=42', 'order.total']])) + end() + flow('f1', 'start', 't') + flow('f2', 't', 'end'));
+    const xml = processXml(
+      'p',
+      start() + service('t', 't', ioMapping([], [['=42', 'order.total']])) + end() + flow('f1', 'start', 't') + flow('f2', 't', 'end'),
+    );
     const engine = engineWith(xml);
     const key = engine.start('p', { order: { id: 'A', total: 0 } });
     engine.completeJob(engine.activate('t', 1)[0].key);
@@ -35,7 +48,10 @@ describe('variables and io mappings', () => {
   });
 
   it('raises an incident naming the mapping when an input fails', () => {
-    const xml = processXml('p', start() + service('t', 't', ioMapping([['=substring(name, "x")', 'y']])) + end() + flow('f1', 'start', 't') + flow('f2', 't', 'end'));
+    const xml = processXml(
+      'p',
+      start() + service('t', 't', ioMapping([['=substring(name, "x")', 'y']])) + end() + flow('f1', 'start', 't') + flow('f2', 't', 'end'),
+    );
     const engine = engineWith(xml);
     const key = engine.start('p', { name: 'abc' });
     const instance = engine.instance(key)!;

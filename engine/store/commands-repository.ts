@@ -42,5 +42,25 @@ export function commandsRepository(db: Db) {
     return Number(row?.n ?? 0);
   }
 
-  return guarded({ findCommandResults, pruneCommands });
+  /**
+   * Counts one more attempt at `key` on `partition` and returns the count.
+   * Durable before the attempt starts, so a leader that dies in it leaves
+   * the count behind for the next one (partition-leader's careful replay).
+   */
+  async function countAttempt(partition: number, key: string): Promise<number> {
+    const [row] = await rows<{ attempts: number }>(
+      db,
+      sql`insert into command_attempts (partition, command_key, attempts) values (${partition}, ${key}, 1)
+          on conflict (partition, command_key) do update set attempts = command_attempts.attempts + 1, updated_at = now()
+          returning attempts`,
+    );
+    return Number(row.attempts);
+  }
+
+  /** Forgets the attempt counts of `partition` (its backlog was got through), but `keep`'s. */
+  async function clearAttempts(partition: number, keep = ''): Promise<void> {
+    await rows(db, sql`delete from command_attempts where partition = ${partition} and command_key <> ${keep}`);
+  }
+
+  return guarded({ findCommandResults, pruneCommands, countAttempt, clearAttempts });
 }

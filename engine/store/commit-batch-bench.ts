@@ -45,15 +45,22 @@ function startBatch(epoch: number, size: number): { batch: Batch; keys: string[]
   const batch: Batch = { partition: PARTITION, epoch, instances: [], jobsUpsert: [], history: [], commands: [] };
   const keys: string[] = [];
   for (let i = 0; i < size; i++) {
-    const result = apply(null, { type: 'start', variables: { orderId: `A-${sequence}`, amount: 42.5, customer: { id: 7, tier: 'gold' } }, version: 1 }, { model, nextKey, now: Date.now });
+    const result = apply(
+      null,
+      { type: 'start', variables: { orderId: `A-${sequence}`, amount: 42.5, customer: { id: 7, tier: 'gold' } }, version: 1 },
+      { model, nextKey, now: Date.now },
+    );
     if (!result.ok) throw new Error(result.message);
     const { instance, records } = result;
     batch.instances!.push({ account: 'bench', document: instance });
-    for (const job of Object.values(instance.jobs)) batch.jobsUpsert!.push({ ...jobRow('bench', instance, job), customHeaders: { ...job.customHeaders } });
+    for (const job of Object.values(instance.jobs)) batch.jobsUpsert!.push(jobRow('bench', instance, job));
     batch.history!.push(...historyRows('bench', instance.key, records));
     const commandKey = randomBytes(16).toString('hex');
     keys.push(commandKey);
-    batch.commands!.push({ key: commandKey, result: { ok: true, value: { processInstanceKey: instance.key, bpmnProcessId: 'one-task', version: 1, state: instance.state } } });
+    batch.commands!.push({
+      key: commandKey,
+      result: { ok: true, value: { processInstanceKey: instance.key, bpmnProcessId: 'one-task', version: 1, state: instance.state } },
+    });
   }
   return { batch, keys };
 }
@@ -94,7 +101,9 @@ async function main(): Promise<void> {
     const impls = await implementations();
 
     const sample = startBatch(lease.epoch, 1).batch;
-    console.log(`${database.kind}; per start: 1 instance, ${sample.jobsUpsert!.length} job, ${sample.history!.length} history rows, 1 command; ${batches} batches x ${rounds} rounds, median round`);
+    console.log(
+      `${database.kind}; per start: 1 instance, ${sample.jobsUpsert!.length} job, ${sample.history!.length} history rows, 1 command; ${batches} batches x ${rounds} rounds, median round`,
+    );
     for (const size of sizes) {
       const commitUs = new Map<string, number[]>();
       const lookupUs = new Map<string, number[]>();
@@ -142,7 +151,10 @@ async function main(): Promise<void> {
         console.log(
           `${impl.name.padEnd(8)} batch of ${String(size).padStart(3)}: commitBatch ${commit.toFixed(0).padStart(6)} µs/batch (${(commit / size).toFixed(0)} µs/start, ${commitStatements} round trips); ` +
             `findCommandResults ${lookup.toFixed(0).padStart(5)} µs/batch (${lookupStatements} round trip${lookupStatements === 1 ? '' : 's'}); ` +
-            `client CPU ${(cpuUs.get(impl.name)! / (rounds * batches)).toFixed(0)} µs/batch (both calls); rounds: ${commitUs.get(impl.name)!.map((v) => v.toFixed(0)).join(' ')}`,
+            `client CPU ${(cpuUs.get(impl.name)! / (rounds * batches)).toFixed(0)} µs/batch (both calls); rounds: ${commitUs
+              .get(impl.name)!
+              .map((v) => v.toFixed(0))
+              .join(' ')}`,
         );
       }
     }

@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase } from '../../test/support/database.ts';
+import { createTestDatabase } from './testing/database.ts';
 import { commitBatch, commitBatches, type Batch } from './commit-batch.ts';
 import type { Database } from './database.ts';
 import { rows } from './db.ts';
@@ -136,7 +136,10 @@ describe('commitBatch', () => {
       timersDelete: [keyOf(2, 21)],
       history: [historyWrite('acme', i1, 'end')],
       // A replayed command keeps its first result.
-      commands: [{ key: 'cmd-0-1', result: 'second' }, { key: 'cmd-x', result: undefined }],
+      commands: [
+        { key: 'cmd-0-1', result: 'second' },
+        { key: 'cmd-x', result: undefined },
+      ],
     });
 
     const instance = await store.instances.getInstance('acme', i1);
@@ -198,9 +201,9 @@ describe('commitBatch', () => {
     expect((await store.instances.getInstance('acme', key))!.state).toBe('ACTIVE');
     const jobKey = keyOf(5, 2);
     await commitBatch(database.db, { partition: 5, epoch: lease!.epoch, jobsUpsert: [jobWrite('acme', jobKey, key)] });
-    await expect(
-      commitBatch(database.db, { partition: 5, epoch: lease!.epoch, jobsUpsert: [jobWrite('evil', jobKey, key, { retries: 0 })] }),
-    ).rejects.toThrow(/job key collision/);
+    await expect(commitBatch(database.db, { partition: 5, epoch: lease!.epoch, jobsUpsert: [jobWrite('evil', jobKey, key, { retries: 0 })] })).rejects.toThrow(
+      /job key collision/,
+    );
     expect((await store.jobs.getJob('acme', jobKey))!.retries).toBe(3);
   });
 
@@ -228,9 +231,33 @@ describe('commitBatch', () => {
     const lease = await store.leases.acquireLease(7, 'shard-a', 10_000);
     const key = keyOf(7, 1);
     const document = instanceDoc(key, { state: 'INCIDENT' });
-    const job = { key: keyOf(7, 2), type: 'payment', retries: 0, elementId: 'charge', elementInstanceKey: keyOf(7, 3), customHeaders: {}, state: 'FAILED' as const, errorMessage: 'boom' };
-    const timer = { key: keyOf(7, 4), elementId: 'deadline', ownerKey: keyOf(7, 3), dueAt: Date.UTC(2025, 0, 2), schedule: { kind: 'date', text: '2025-01-02T00:00:00Z', at: Date.UTC(2025, 0, 2) } as never, firedCount: 0 };
-    const incident = { key: keyOf(7, 5), type: 'JOB_NO_RETRIES' as const, elementId: 'charge', elementInstanceKey: keyOf(7, 3), jobKey: job.key, message: 'boom', createdAt: Date.UTC(2025, 0, 1, 12) };
+    const job = {
+      key: keyOf(7, 2),
+      type: 'payment',
+      retries: 0,
+      elementId: 'charge',
+      elementInstanceKey: keyOf(7, 3),
+      customHeaders: {},
+      state: 'FAILED' as const,
+      errorMessage: 'boom',
+    };
+    const timer = {
+      key: keyOf(7, 4),
+      elementId: 'deadline',
+      ownerKey: keyOf(7, 3),
+      dueAt: Date.UTC(2025, 0, 2),
+      schedule: { kind: 'date', text: '2025-01-02T00:00:00Z', at: Date.UTC(2025, 0, 2) } as never,
+      firedCount: 0,
+    };
+    const incident = {
+      key: keyOf(7, 5),
+      type: 'JOB_NO_RETRIES' as const,
+      elementId: 'charge',
+      elementInstanceKey: keyOf(7, 3),
+      jobKey: job.key,
+      message: 'boom',
+      createdAt: Date.UTC(2025, 0, 1, 12),
+    };
     await store.commitBatch({
       partition: 7,
       epoch: lease!.epoch,
@@ -252,7 +279,18 @@ describe('commitBatch', () => {
     const lease = await store.leases.acquireLease(8, 'shard-a', 10_000);
     const n = 300;
     const key = (i: number) => keyOf(8, i);
-    const batch: Batch = { partition: 8, epoch: lease!.epoch, instances: [], jobsUpsert: [], jobsDelete: [], timersUpsert: [], timersDelete: [], incidentsInsert: [], history: [], commands: [] };
+    const batch: Batch = {
+      partition: 8,
+      epoch: lease!.epoch,
+      instances: [],
+      jobsUpsert: [],
+      jobsDelete: [],
+      timersUpsert: [],
+      timersDelete: [],
+      incidentsInsert: [],
+      history: [],
+      commands: [],
+    };
     for (let i = 1; i <= n; i++) {
       batch.instances!.push({ account: 'acme', document: instanceDoc(key(i), { variables: { i } }) });
       batch.jobsUpsert!.push(jobWrite('acme', key(10_000 + i), key(i)));
@@ -293,7 +331,7 @@ describe('commitBatch', () => {
     expect((await store.history.listHistory('acme', key(7))).items.map((h) => h.position)).toEqual([1, 2, 3, 4]);
   });
 
-  it('keeps tenancy: no upsert overwrites another account\'s row, incidents are insert-only, a refused batch writes nothing', async () => {
+  it("keeps tenancy: no upsert overwrites another account's row, incidents are insert-only, a refused batch writes nothing", async () => {
     const lease = await store.leases.acquireLease(9, 'shard-a', 10_000);
     const epoch = lease!.epoch;
     const i1 = keyOf(9, 1);
@@ -341,7 +379,11 @@ describe('commitBatch', () => {
   it('stores custom headers of prototype-less records (compiled models use them)', async () => {
     const lease = await store.leases.acquireLease(10, 'shard-a', 10_000);
     const headers = Object.assign(Object.create(null) as Record<string, string>, { region: 'us' });
-    await commitBatch(database.db, { partition: 10, epoch: lease!.epoch, jobsUpsert: [jobWrite('acme', keyOf(10, 1), keyOf(10, 2), { customHeaders: headers })] });
+    await commitBatch(database.db, {
+      partition: 10,
+      epoch: lease!.epoch,
+      jobsUpsert: [jobWrite('acme', keyOf(10, 1), keyOf(10, 2), { customHeaders: headers })],
+    });
     expect((await store.jobs.getJob('acme', keyOf(10, 1)))!.customHeaders).toEqual({ region: 'us' });
   });
 
@@ -360,7 +402,7 @@ describe('commitBatch', () => {
       );
       await new Promise((resolve) => setTimeout(resolve, 200));
       // Still waiting for the row lock: nothing decided yet.
-      expect(await Promise.race([outcome, 'waiting'])).toBe('waiting');
+      expect(await Promise.race([outcome, Promise.resolve('waiting')])).toBe('waiting');
       await takeover.query('commit');
       const error = await outcome;
       expect(error).toBeInstanceOf(StaleEpochError);
@@ -384,7 +426,7 @@ describe('commitBatch', () => {
       await new Promise((resolve) => setTimeout(resolve, 200));
       const acquired = store.leases.acquireLease(12, 'shard-b', 10_000);
       await new Promise((resolve) => setTimeout(resolve, 200));
-      expect(await Promise.race([acquired.then(() => 'acquired'), 'waiting'])).toBe('waiting');
+      expect(await Promise.race([acquired.then(() => 'acquired'), Promise.resolve('waiting')])).toBe('waiting');
       await blocker.query('rollback');
       // The old epoch's batch commits (its fence passed), and only then does the takeover get the row.
       await batch;

@@ -3,9 +3,7 @@
 import { z } from 'zod';
 
 /** A plain lower-case SQL identifier: safe to put in search_path and DDL without quoting surprises. */
-export const schemaName = z
-  .string()
-  .regex(/^[a-z_][a-z0-9_]{0,62}$/, 'must be a lower-case SQL identifier (a-z, 0-9, _; at most 63 characters)');
+export const schemaName = z.string().regex(/^[a-z_][a-z0-9_]{0,62}$/, 'must be a lower-case SQL identifier (a-z, 0-9, _; at most 63 characters)');
 
 export const storeOptions = z.object({
   /** postgres:// URL; absent → embedded PGlite. */
@@ -28,7 +26,7 @@ export const storeOptions = z.object({
   applicationName: z.string().min(1).max(63).default('orca'),
   /**
    * Start embedded PGlite from this dump of a data directory instead of
-   * running initdb (seconds on a small machine); test/support uses it.
+   * running initdb (seconds on a small machine); store/testing uses it.
    */
   pgliteTemplate: z.instanceof(Blob).optional(),
 });

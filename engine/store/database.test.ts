@@ -27,9 +27,7 @@ describe('openDatabase', () => {
     const { port } = server.address() as net.AddressInfo;
     try {
       const started = Date.now();
-      await expect(openDatabase({ url: `postgres://postgres@127.0.0.1:${port}/test`, connectTimeoutMs: 300 })).rejects.toBeInstanceOf(
-        StoreUnavailableError,
-      );
+      await expect(openDatabase({ url: `postgres://postgres@127.0.0.1:${port}/test`, connectTimeoutMs: 300 })).rejects.toBeInstanceOf(StoreUnavailableError);
       expect(Date.now() - started).toBeLessThan(2_000);
     } finally {
       for (const socket of sockets) socket.destroy();

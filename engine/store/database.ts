@@ -1,6 +1,7 @@
 // Opening the store: a node-postgres pool when a URL is given, embedded
-// PGlite otherwise (DESIGN §1 "Embedded default"). Both speak the same SQL
-// and the same drizzle API, so repositories never ask which one they have.
+// PGlite otherwise (DESIGN §1 "Embedded default"; one process at a time on
+// its data directory). Both speak the same SQL and the same drizzle API, so
+// repositories never ask which one they have.
 // Connection trouble surfaces as StoreUnavailableError within the configured
 // timeouts rather than as a hang.
 import { PGlite } from '@electric-sql/pglite';
@@ -8,6 +9,7 @@ import { sql } from 'drizzle-orm';
 import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import { parseStoreOptions, type StoreOptions, type StoreOptionsInput } from './config.ts';
+import { lockDataDir, pgliteDirectory } from './data-dir-lock.ts';
 import type { Db } from './db.ts';
 import { guard, rootMessage, StoreUnavailableError } from './errors.ts';
 import { migratePg, migratePglite } from './migrate.ts';
@@ -90,9 +92,18 @@ async function openPg(options: StoreOptions, url: string): Promise<Database> {
 }
 
 async function openPglite(options: StoreOptions): Promise<Database> {
-  const client = await PGlite.create({ dataDir: options.dataDir, loadDataDir: options.pgliteTemplate });
-  // PGlite is one session, so setting search_path once covers every query.
-  await client.exec(`set search_path to ${options.schema}`);
+  // Held from before PGlite reads the directory until it has closed it (data-dir-lock.ts).
+  const directory = pgliteDirectory(options.dataDir);
+  const lock = directory === undefined ? undefined : await lockDataDir(directory);
+  let client: PGlite;
+  try {
+    client = await PGlite.create({ dataDir: options.dataDir, loadDataDir: options.pgliteTemplate });
+    // PGlite is one session, so setting search_path once covers every query.
+    await client.exec(`set search_path to ${options.schema}`);
+  } catch (error) {
+    await lock?.release();
+    throw error;
+  }
   const db = drizzlePglite(client) as unknown as Db;
   let closed = false;
   return {
@@ -104,8 +115,11 @@ async function openPglite(options: StoreOptions): Promise<Database> {
     async close() {
       if (closed) return;
       closed = true;
-      await client.close();
+      try {
+        await client.close();
+      } finally {
+        await lock?.release();
+      }
     },
   };
 }
-

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase } from '../../test/support/database.ts';
+import { createTestDatabase } from './testing/database.ts';
 import { checksumOf } from './checksum.ts';
 import type { Database } from './database.ts';
 import { decisionsRepository } from './decisions-repository.ts';
@@ -17,8 +17,7 @@ beforeAll(async () => {
 });
 afterAll(() => testDb.cleanup());
 
-const bpmn = (id: string, revision: number) =>
-  `<definitions><process id="${id}"><startEvent id="s${revision}"/></process></definitions>`;
+const bpmn = (id: string, revision: number) => `<definitions><process id="${id}"><startEvent id="s${revision}"/></process></definitions>`;
 
 describe('process definitions', () => {
   it('versions per process: same checksum keeps the version, a new one increments', async () => {
@@ -94,9 +93,7 @@ describe('process definitions', () => {
   });
 
   it('rejects a malformed checksum', async () => {
-    await expect(
-      definitions.deployProcess('acme', { bpmnProcessId: 'x', resourceName: 'x.bpmn', xml: '<x/>', checksum: 'abc' }),
-    ).rejects.toThrow(/sha256/);
+    await expect(definitions.deployProcess('acme', { bpmnProcessId: 'x', resourceName: 'x.bpmn', xml: '<x/>', checksum: 'abc' })).rejects.toThrow(/sha256/);
   });
 });
 
@@ -119,5 +116,34 @@ describe('decisions', () => {
     expect(await decisions.getDecisionVersion('acme', 'discount', 1)).toMatchObject({ decisionName: 'Discount', xml: dmn(1) });
     expect(await decisions.latestDecision('globex', 'discount')).toBeNull();
     expect((await decisions.listDecisions('acme')).items.map((d) => [d.decisionId, d.latestVersion])).toEqual([['discount', 2]]);
+  });
+
+  it('deploys the decisions of one resource together, in input order, each with its name, and lists them paged by id', async () => {
+    const xml = '<definitions><decision id="b"/><decision id="a"/></definitions>';
+    const results = await decisions.deployDecisions('globex', [
+      { decisionId: 'b', decisionName: 'Bee', resourceName: 'ab.dmn', xml },
+      { decisionId: 'a', resourceName: 'ab.dmn', xml },
+    ]);
+    expect(results).toEqual([
+      { decisionId: 'b', version: 1, checksum: checksumOf(xml), isNew: true },
+      { decisionId: 'a', version: 1, checksum: checksumOf(xml), isNew: true },
+    ]);
+    const first = await decisions.listDecisions('globex', { limit: 1 });
+    expect(first.items.map((d) => [d.decisionId, d.decisionName])).toEqual([['a', null]]);
+    const second = await decisions.listDecisions('globex', { limit: 1, cursor: first.nextCursor });
+    expect(second.items.map((d) => [d.decisionId, d.decisionName])).toEqual([['b', 'Bee']]);
+    expect(second.nextCursor).toBeNull();
+  });
+
+  it('gives concurrent deploys of new decisions distinct versions, and identical ones the same', async () => {
+    const xmls = Array.from({ length: 4 }, (_, i) => `<definitions><decision id="race"/><!-- ${i} --></definitions>`);
+    const results = await Promise.all([...xmls, ...xmls].map((xml) => decisions.deployDecision('acme', { decisionId: 'race', resourceName: 'r.dmn', xml })));
+    expect(results.filter((r) => r.isNew)).toHaveLength(4);
+    expect(new Set(results.map((r) => `${r.checksum}:${r.version}`)).size).toBe(4);
+    expect((await decisions.latestDecision('acme', 'race'))?.version).toBe(4);
+  });
+
+  it('rejects a decision without an id', async () => {
+    await expect(decisions.deployDecision('acme', { decisionId: '', resourceName: 'x.dmn', xml: '<x/>' })).rejects.toThrow(/decisionId is required/);
   });
 });

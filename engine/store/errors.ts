@@ -21,10 +21,53 @@ export class StaleEpochError extends Error {
     readonly epoch: number,
     readonly currentEpoch: number | null,
   ) {
-    super(
-      `partition ${partition}: epoch ${epoch} is stale (current ${currentEpoch ?? 'none'}); another leader owns it`,
-    );
+    super(`partition ${partition}: epoch ${epoch} is stale (current ${currentEpoch ?? 'none'}); another leader owns it`);
   }
+}
+
+/**
+ * Postgres refused what a batch carries — a value it cannot store (a NUL,
+ * an invalid escape, a document too deep or too large), a constraint, a
+ * refusal of the statement's own (tenancy): the same batch will fail the
+ * same way however often it is sent. The partition leader isolates the
+ * command behind it instead of retrying (partition/leader/isolation.ts).
+ */
+export class BatchRejectedError extends Error {
+  readonly retryable = false;
+  override readonly name = 'BatchRejectedError';
+  constructor(
+    message: string,
+    /** The SQLSTATE, when Postgres gave one. */
+    readonly sqlState?: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+}
+
+// SQLSTATE classes that say the statement's content is at fault, not the
+// connection or the moment: data exceptions (22: untranslatable character,
+// invalid JSON escape, value out of range), integrity constraints (23),
+// program limits (54: too deep, too large), and the statement's own
+// mistakes (42). Retrying sends the same content and fails the same way.
+const CONTENT_CLASSES = new Set(['22', '23', '54', '42']);
+
+/** The SQLSTATE of `error` or of an error in its cause chain. */
+export function sqlStateOf(error: unknown): string | undefined {
+  for (let current = error; current instanceof Error; current = current.cause === current ? undefined : current.cause) {
+    const code = (current as { code?: unknown }).code;
+    if (typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code)) return code;
+  }
+  return undefined;
+}
+
+/** `error` as a BatchRejectedError when Postgres refused the content; undefined for anything else. */
+export function asRejection(error: unknown): BatchRejectedError | undefined {
+  if (error instanceof BatchRejectedError) return error;
+  if (isUnavailable(error)) return undefined;
+  const state = sqlStateOf(error);
+  if (state === undefined || !CONTENT_CLASSES.has(state.slice(0, 2))) return undefined;
+  return new BatchRejectedError(rootMessage(error), state, { cause: error });
 }
 
 /** A list cursor that this store did not hand out. */
@@ -37,16 +80,7 @@ export class InvalidCursorError extends Error {
 }
 
 // Node socket errors that mean the server is unreachable or went away.
-const NETWORK_CODES = new Set([
-  'ECONNREFUSED',
-  'ECONNRESET',
-  'ETIMEDOUT',
-  'EHOSTUNREACH',
-  'ENETUNREACH',
-  'ENOTFOUND',
-  'EAI_AGAIN',
-  'EPIPE',
-]);
+const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN', 'EPIPE']);
 
 // SQLSTATEs for "try again later": connection exceptions (class 08),
 // admin/crash shutdown, cannot connect now, too many connections, and a
@@ -77,7 +111,7 @@ export function isUnavailable(error: unknown): boolean {
 
 /** Driver failures that mean "unreachable" become StoreUnavailableError; anything else passes through. */
 export function toStoreError(error: unknown): unknown {
-  if (error instanceof StoreUnavailableError || error instanceof StaleEpochError) return error;
+  if (error instanceof StoreUnavailableError || error instanceof StaleEpochError || error instanceof BatchRejectedError) return error;
   if (isUnavailable(error)) {
     return new StoreUnavailableError(`database unavailable: ${rootMessage(error)}`, { cause: error });
   }

@@ -35,7 +35,12 @@ export function historyRepository(db: Db) {
           order by 1
           limit ${limit + 1}`,
     );
-    return toPage(fetched, limit, (r) => String(r.position), (r) => ({ position: Number(r.position), record: decodeRecord(r.record), createdAt: new Date(r.created_at) }));
+    return toPage(
+      fetched,
+      limit,
+      (r) => String(r.position),
+      (r) => ({ position: Number(r.position), record: decodeRecord(r.record), createdAt: new Date(r.created_at) }),
+    );
   }
 
   return guarded({ listHistory });

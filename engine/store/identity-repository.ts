@@ -114,7 +114,10 @@ export function identityRepository(db: Db) {
 
   async function retireKey(id: string, now: Date): Promise<void> {
     await db.transaction(async (tx) => {
-      await tx.update(apiKeys).set({ retiredAt: now }).where(and(eq(apiKeys.id, id), isNull(apiKeys.retiredAt)));
+      await tx
+        .update(apiKeys)
+        .set({ retiredAt: now })
+        .where(and(eq(apiKeys.id, id), isNull(apiKeys.retiredAt)));
       await tx.delete(accessTokens).where(eq(accessTokens.keyId, id));
     });
   }

@@ -1,8 +1,9 @@
 // Incidents as the API sees them: list, get, and resolve. Resolving (PATCH
 // on an incident) closes the record only — the instance stays INCIDENT and
 // its document is untouched (SPEC.md "States and transitions"), which is why
-// this is the one runtime table the API writes directly.
-import { and, asc, eq, gt, sql, type SQL } from 'drizzle-orm';
+// this is the one runtime table the API writes directly. The engine counts
+// the open ones of the partitions a shard leads, for the metrics.
+import { and, asc, count, eq, gt, inArray, sql, type SQL } from 'drizzle-orm';
 import { clampLimit, decodeCursor, isKey, toPage, type Page, type PageRequest } from './cursor.ts';
 import type { Db } from './db.ts';
 import { guarded } from './errors.ts';
@@ -16,9 +17,7 @@ export interface IncidentFilter extends PageRequest {
   instanceKey?: string;
 }
 
-export type ResolveOutcome =
-  | { status: 'resolved'; incident: IncidentRecord }
-  | { status: 'already-resolved'; incident: IncidentRecord };
+export type ResolveOutcome = { status: 'resolved'; incident: IncidentRecord } | { status: 'already-resolved'; incident: IncidentRecord };
 
 const columns = {
   key: incidents.key,
@@ -51,7 +50,12 @@ export function incidentsRepository(db: Db) {
       .where(and(...conditions))
       .orderBy(asc(incidents.key))
       .limit(limit + 1);
-    return toPage(fetched, limit, (r) => r.key, (r) => r);
+    return toPage(
+      fetched,
+      limit,
+      (r) => r.key,
+      (r) => r,
+    );
   }
 
   async function getIncident(account: string, key: string): Promise<IncidentRecord | null> {
@@ -78,5 +82,20 @@ export function incidentsRepository(db: Db) {
     return existing ? { status: 'already-resolved', incident: existing } : null;
   }
 
-  return guarded({ listIncidents, getIncident, resolveIncident });
+  /**
+   * Open incidents on these partitions, across accounts: an operator's
+   * figure (the `orca_incidents_open` gauge of the shard leading them), never
+   * shown to an account. The partial index on open incidents keeps it cheap
+   * however many were resolved.
+   */
+  async function countOpenIncidents(partitions: readonly number[]): Promise<number> {
+    if (partitions.length === 0) return 0;
+    const [row] = await db
+      .select({ open: count() })
+      .from(incidents)
+      .where(and(eq(incidents.state, 'OPEN'), inArray(incidents.partition, [...partitions])));
+    return row?.open ?? 0;
+  }
+
+  return guarded({ listIncidents, getIncident, resolveIncident, countOpenIncidents });
 }

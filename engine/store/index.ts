@@ -17,6 +17,7 @@ import { tasksRepository } from './tasks-repository.ts';
 import { leasesRepository } from './leases-repository.ts';
 import { ledgerRepository } from './ledger-repository.ts';
 import { mailOutboxRepository } from './mail-outbox-repository.ts';
+import { requestKeysRepository } from './request-keys-repository.ts';
 import { timersRepository } from './timers-repository.ts';
 
 /** `writer` carries the batch commits (Database.writer); by default `db` does. */
@@ -34,6 +35,7 @@ export function createStore(db: Db, writer: Db = db) {
     incidents: incidentsRepository(db),
     history: historyRepository(db),
     commands: commandsRepository(db),
+    requestKeys: requestKeysRepository(db),
     leases: leasesRepository(db),
     identity: identityRepository(db),
     ledger: ledgerRepository(db),
@@ -51,6 +53,7 @@ export * from './commands-repository.ts';
 export * from './commit-batch.ts';
 export * from './config.ts';
 export * from './cursor.ts';
+export * from './data-dir-lock.ts';
 export * from './database.ts';
 export type { WriterConnection } from './pg-pool.ts';
 export * from './db.ts';
@@ -66,6 +69,7 @@ export * from './leases-repository.ts';
 export * from './ledger-repository.ts';
 export * from './mail-outbox-repository.ts';
 export * from './migrate.ts';
+export * from './request-keys-repository.ts';
 export * from './runtime-rows.ts';
 export * from './tasks-repository.ts';
 export * from './timers-repository.ts';

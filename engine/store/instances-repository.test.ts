@@ -2,7 +2,7 @@ import { sql } from 'drizzle-orm';
 import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
 import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase } from '../../test/support/database.ts';
+import { createTestDatabase } from './testing/database.ts';
 import { commitBatch, type InstanceWrite } from './commit-batch.ts';
 import type { Database } from './database.ts';
 import { rows, type Db } from './db.ts';
@@ -116,7 +116,7 @@ describe('listInstances', () => {
 
   it('rejects a forged cursor', async () => {
     await expect(repo.listInstances('acme', { cursor: 'garbage' })).rejects.toBeInstanceOf(InvalidCursorError);
-    const forged = Buffer.from(JSON.stringify({ p: "1; drop table instances" })).toString('base64url');
+    const forged = Buffer.from(JSON.stringify({ p: '1; drop table instances' })).toString('base64url');
     await expect(repo.listInstances('acme', { cursor: forged })).rejects.toBeInstanceOf(InvalidCursorError);
   });
 

@@ -117,7 +117,12 @@ export function instancesRepository(db: Db) {
       .where(and(...conditions))
       .orderBy(asc(instances.key))
       .limit(limit + 1);
-    return toPage(fetched, limit, (r) => r.key, (r) => r);
+    return toPage(
+      fetched,
+      limit,
+      (r) => r.key,
+      (r) => r,
+    );
   }
 
   /** Instances started by a call activity of `parentKey`. */

@@ -42,11 +42,7 @@ export function jobsRepository(db: Db) {
   }
 
   /** One (account, type) queue's activatable jobs, by key; served by the (account, type, state) index. */
-  async function listActivatableJobs(
-    account: string,
-    type: string,
-    options: { limit?: number; afterKey?: string } = {},
-  ): Promise<JobRecord[]> {
+  async function listActivatableJobs(account: string, type: string, options: { limit?: number; afterKey?: string } = {}): Promise<JobRecord[]> {
     assertAccount(account);
     const limit = Math.min(Math.max(1, options.limit ?? 1000), 10_000);
     return db

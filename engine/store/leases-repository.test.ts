@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase } from '../../test/support/database.ts';
+import { createTestDatabase } from './testing/database.ts';
 import type { Database } from './database.ts';
 import { leasesRepository } from './leases-repository.ts';
 

@@ -3,7 +3,7 @@
 // nothing for a refused one; concurrent groups never overdraw.
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase } from '../../test/support/database.ts';
+import { createTestDatabase } from './testing/database.ts';
 import type { Database } from './database.ts';
 import { createStore, rows, type Db, type Store } from './index.ts';
 import { ledgerRepository } from './ledger-repository.ts';
@@ -103,14 +103,24 @@ describe('chargeMany', () => {
   it('answers an empty group without asking the database, and rejects a bad amount', async () => {
     const account = await newAccount(5);
     expect(await countQueries(async () => expect(await store.ledger.chargeMany(account, [])).toEqual([]))).toBe(0);
-    await expect(store.ledger.chargeMany(account, [{ amount: 1, reason: 'ok' }, { amount: 0, reason: 'zero' }])).rejects.toThrow(RangeError);
+    await expect(
+      store.ledger.chargeMany(account, [
+        { amount: 1, reason: 'ok' },
+        { amount: 0, reason: 'zero' },
+      ]),
+    ).rejects.toThrow(RangeError);
     expect(await movements(account)).toEqual([]);
   });
 
   it('never overdraws under concurrent groups', async () => {
     const account = await newAccount(50);
     const groups = await Promise.all(
-      Array.from({ length: 10 }, (_, g) => store.ledger.chargeMany(account, Array.from({ length: 10 }, (_, i) => ({ amount: 1, reason: 'race', reference: `${g}-${i}` })))),
+      Array.from({ length: 10 }, (_, g) =>
+        store.ledger.chargeMany(
+          account,
+          Array.from({ length: 10 }, (_, i) => ({ amount: 1, reason: 'race', reference: `${g}-${i}` })),
+        ),
+      ),
     );
     const granted = groups.flat().filter((r) => r.granted);
     expect(granted).toHaveLength(50);
@@ -123,7 +133,12 @@ describe('chargeMany', () => {
     const account = await newAccount(10);
     await expect(
       database.db.transaction(async (tx) => {
-        expect(await ledgerRepository(tx).chargeMany(account, [{ amount: 8, reason: 'in tx' }, { amount: 3, reason: 'too much' }])).toEqual([
+        expect(
+          await ledgerRepository(tx).chargeMany(account, [
+            { amount: 8, reason: 'in tx' },
+            { amount: 3, reason: 'too much' },
+          ]),
+        ).toEqual([
           { granted: true, id: expect.any(String), balanceAfter: 2 },
           { granted: false, balance: 2 },
         ]);
@@ -145,7 +160,9 @@ describe('chargeMany', () => {
     // One connection, so the statement after the charge runs where the charge did.
     const single = await testDb.open({ poolSize: 1 });
     const before = await setting(single.db);
-    expect(await ledgerRepository(single.db).chargeMany(account, [{ amount: 1, reason: 'alone' }])).toEqual([{ granted: true, id: expect.any(String), balanceAfter: 9 }]);
+    expect(await ledgerRepository(single.db).chargeMany(account, [{ amount: 1, reason: 'alone' }])).toEqual([
+      { granted: true, id: expect.any(String), balanceAfter: 9 },
+    ]);
     expect(await setting(single.db)).toBe(before);
     await database.db.transaction(async (tx) => {
       await ledgerRepository(tx).chargeMany(account, [{ amount: 1, reason: 'in tx' }]);

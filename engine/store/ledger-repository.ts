@@ -138,7 +138,11 @@ export function ledgerRepository(db: Db) {
     for (const c of charges) assertAmount(c.amount);
     if (charges.length === 0) return [];
     const payload = JSON.stringify(charges.map((c) => ({ a: c.amount, r: c.reason, f: c.reference ?? null })));
-    const steps = await runStatement<{ granted: boolean; id: string | null; balance: string | number | bigint | null }>(db, CHARGE_MANY, [account, payload, runsAlone(db) ? 'off' : null]);
+    const steps = await runStatement<{ granted: boolean; id: string | null; balance: string | number | bigint | null }>(db, CHARGE_MANY, [
+      account,
+      payload,
+      runsAlone(db) ? 'off' : null,
+    ]);
     return steps.map((s): ChargeResult => {
       const balance = s.balance === null ? null : Number(s.balance);
       return s.granted ? { granted: true, id: s.id!, balanceAfter: balance! } : { granted: false, balance };

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { sql } from 'drizzle-orm';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createTestDatabase } from '../../test/support/database.ts';
+import { createTestDatabase } from './testing/database.ts';
 import { rows } from './db.ts';
 import { historyRepository } from './history-repository.ts';
 
@@ -10,6 +10,7 @@ const TABLES = [
   'account_emails',
   'accounts',
   'api_keys',
+  'command_attempts',
   'commands',
   'decision_versions',
   'decisions',
@@ -22,6 +23,7 @@ const TABLES = [
   'ledger',
   'mail_outbox',
   'partitions',
+  'request_keys',
   'signups',
   'timers',
 ];
@@ -33,7 +35,10 @@ const MIGRATIONS = journal.entries.length;
 /** The statements of one committed migration file, as the migrator splits them. */
 function migrationStatements(tag: string): string[] {
   const text = readFileSync(new URL(`./migrations/${tag}.sql`, import.meta.url), 'utf8');
-  return text.split('--> statement-breakpoint').map((s) => s.trim()).filter((s) => s.length > 0);
+  return text
+    .split('--> statement-breakpoint')
+    .map((s) => s.trim())
+    .filter((s) => s.length > 0);
 }
 
 const testDb = createTestDatabase();
@@ -76,14 +81,21 @@ describe('migrations', () => {
     await database.db.execute(sql.raw(`create schema if not exists "${upgradeDb.schema}"`));
     await run('0000_init');
     await run('0001_identity_credits');
-    for (const [position, elementId] of [[1, 'start'], [2, 'task'], [3, 'end']] as const) {
+    for (const [position, elementId] of [
+      [1, 'start'],
+      [2, 'task'],
+      [3, 'end'],
+    ] as const) {
       await database.db.execute(
         sql`insert into history (account, partition, instance_key, position, record) values ('acme', 1, 42, ${position}, ${JSON.stringify({ type: 'ELEMENT_ACTIVATED', at: position, elementId })}::jsonb)`,
       );
     }
     await run('0002_history_per_batch');
     const page = await historyRepository(database.db).listHistory('acme', '42', { limit: 2 });
-    expect(page.items.map((h) => [h.position, h.record.elementId])).toEqual([[1, 'start'], [2, 'task']]);
+    expect(page.items.map((h) => [h.position, h.record.elementId])).toEqual([
+      [1, 'start'],
+      [2, 'task'],
+    ]);
     const rest = await historyRepository(database.db).listHistory('acme', '42', { cursor: page.nextCursor! });
     expect(rest.items.map((h) => [h.position, h.record.elementId])).toEqual([[3, 'end']]);
     expect(rest.nextCursor).toBeNull();
@@ -91,10 +103,7 @@ describe('migrations', () => {
 
   it.runIf(process.env.DATABASE_URL)('serialises on a session advisory lock that is released afterwards', async () => {
     const database = await testDb.open();
-    const held = await rows<{ n: number }>(
-      database.db,
-      sql`select count(*)::int as n from pg_locks where locktype = 'advisory' and classid = ${0x6f726361}`,
-    );
+    const held = await rows<{ n: number }>(database.db, sql`select count(*)::int as n from pg_locks where locktype = 'advisory' and classid = ${0x6f726361}`);
     expect(held[0].n).toBe(0);
   });
 });

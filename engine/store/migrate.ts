@@ -50,14 +50,16 @@ const pgliteQueues = new WeakMap<PGlite, Promise<unknown>>();
 
 export function migratePglite(client: PGlite, schema: string): Promise<void> {
   const previous = pgliteQueues.get(client) ?? Promise.resolve();
-  const run = previous.catch(() => {}).then(async () => {
-    await client.exec(`create schema if not exists "${schema}"`);
-    await migratePgliteDb(drizzlePglite(client), {
-      migrationsFolder: MIGRATIONS_FOLDER,
-      migrationsSchema: schema,
-      migrationsTable: MIGRATIONS_TABLE,
+  const run = previous
+    .catch(() => {})
+    .then(async () => {
+      await client.exec(`create schema if not exists "${schema}"`);
+      await migratePgliteDb(drizzlePglite(client), {
+        migrationsFolder: MIGRATIONS_FOLDER,
+        migrationsSchema: schema,
+        migrationsTable: MIGRATIONS_TABLE,
+      });
     });
-  });
   pgliteQueues.set(client, run);
   return run;
 }

@@ -2,7 +2,7 @@
 // account A can never see or change anything of account B). Account A owns
 // one of everything; every read as B must come back empty.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase } from '../../test/support/database.ts';
+import { createTestDatabase } from './testing/database.ts';
 import type { Database } from './database.ts';
 import { createStore, type Store } from './index.ts';
 import { historyWrite, incidentWrite, instanceDoc, jobWrite, keyOf, timerWrite } from './test-fixtures.ts';

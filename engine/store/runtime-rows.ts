@@ -1,24 +1,61 @@
 // Turns pieces of a runtime instance document into the rows commitBatch
-// writes, so the partition leader does not restate the mapping (and cannot
-// drift from it): a job, timer or incident of the document becomes its
-// table's row, and apply()'s records become history entries.
-import type { HistoryRecord, Incident, Job, ProcessInstance, Timer } from '../runtime/types.ts';
-import type { HistoryWrite, IncidentWrite, JobWrite, TimerWrite } from './commit-batch.ts';
+// writes, and stored rows back into what the runtime and the queues hold,
+// so the partition leader does not restate the mapping (and cannot drift
+// from it): a job, timer or incident of the document becomes its table's
+// row, apply()'s records become history entries, a job row becomes the
+// offer its queue holds again, and a timer start event's row its schedule.
+import { jobOffer } from '../runtime/behavior/job.ts';
+import type { TimerSchedule } from '../timer/index.ts';
+import type { HistoryRecord, Incident, Job, JobOffer, ProcessInstance, Timer } from '../runtime/types.ts';
+import type { HistoryWrite, IncidentWrite, JobWrite, TimerWrite } from './batch-types.ts';
+import type { JobRecord } from './jobs-repository.ts';
+import type { TimerRecord } from './timers-repository.ts';
 
-export function jobRow(account: string, instance: ProcessInstance, job: Job): JobWrite {
+/** A timer start event of a deployed process version, as its row stores it (no instance). */
+export interface StartTimer {
+  bpmnProcessId: string;
+  version: number;
+  elementId: string;
+  schedule: TimerSchedule;
+  firedCount: number;
+}
+
+/** A job's row from the offer apply() queued (an effect), in `state`. */
+export function offeredJobRow(account: string, offer: JobOffer, state: JobWrite['state'], errorMessage?: string): JobWrite {
   return {
-    key: job.key,
+    key: offer.key,
     account,
-    instanceKey: instance.key,
-    bpmnProcessId: instance.bpmnProcessId,
-    processVersion: instance.version,
-    elementId: job.elementId,
-    elementInstanceKey: job.elementInstanceKey,
-    type: job.type,
-    retries: job.retries,
-    state: job.state,
-    customHeaders: job.customHeaders,
-    errorMessage: job.errorMessage ?? null,
+    instanceKey: offer.processInstanceKey,
+    bpmnProcessId: offer.bpmnProcessId,
+    processVersion: offer.processDefinitionVersion,
+    elementId: offer.elementId,
+    elementInstanceKey: offer.elementInstanceKey,
+    type: offer.type,
+    retries: offer.retries,
+    state,
+    // Compiled models use prototype-less records; the SQL layer wants plain objects.
+    customHeaders: { ...offer.customHeaders },
+    errorMessage: errorMessage ?? null,
+  };
+}
+
+/** A job of the document as its row. */
+export function jobRow(account: string, instance: ProcessInstance, job: Job): JobWrite {
+  return offeredJobRow(account, jobOffer(instance, job), job.state, job.errorMessage);
+}
+
+/** The offer a stored job stands for: what its queue holds again after a rebuild. */
+export function offerOfJobRow(row: JobRecord): JobOffer {
+  return {
+    key: row.key,
+    type: row.type,
+    retries: row.retries,
+    processInstanceKey: row.instanceKey,
+    bpmnProcessId: row.bpmnProcessId,
+    processDefinitionVersion: row.processVersion,
+    elementId: row.elementId,
+    elementInstanceKey: row.elementInstanceKey,
+    customHeaders: row.customHeaders,
   };
 }
 
@@ -35,6 +72,27 @@ export function timerRow(account: string, instance: ProcessInstance, timer: Time
     schedule: timer.schedule,
     firedCount: timer.firedCount,
   };
+}
+
+/** A timer start event's row, due at `dueAt`. */
+export function startTimerRow(key: string, account: string, dueAt: number, start: StartTimer): TimerWrite {
+  return {
+    key,
+    account,
+    instanceKey: null,
+    ownerKey: null,
+    bpmnProcessId: start.bpmnProcessId,
+    processVersion: start.version,
+    elementId: start.elementId,
+    dueAt: new Date(dueAt),
+    schedule: start.schedule,
+    firedCount: start.firedCount,
+  };
+}
+
+/** The timer start event a stored timer row without an instance stands for. */
+export function startTimerOf(row: TimerRecord): StartTimer {
+  return { bpmnProcessId: row.bpmnProcessId, version: row.processVersion, elementId: row.elementId, schedule: row.schedule, firedCount: row.firedCount };
 }
 
 export function incidentRow(account: string, instance: ProcessInstance, incident: Incident): IncidentWrite {

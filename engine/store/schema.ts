@@ -6,19 +6,8 @@
 // tenant-facing read leads with it. Changing this file means running
 // `npx drizzle-kit generate` and committing the new migration.
 import { sql } from 'drizzle-orm';
-import {
-  bigint,
-  bigserial,
-  check,
-  index,
-  integer,
-  jsonb,
-  pgTable,
-  primaryKey,
-  text,
-  uniqueIndex,
-} from 'drizzle-orm/pg-core';
-import type { TimerSchedule } from '../runtime/timer/index.ts';
+import { bigint, bigserial, check, index, integer, jsonb, pgTable, primaryKey, text, uniqueIndex } from 'drizzle-orm/pg-core';
+import type { TimerSchedule } from '../timer/index.ts';
 import type { HistoryRecord, JobState, ProcessInstance, Variables } from '../runtime/types.ts';
 import type { StoredRecord } from './history-records.ts';
 import { instant, key } from './columns.ts';
@@ -88,10 +77,7 @@ export const decisionVersions = pgTable(
     checksum: text('checksum').notNull(),
     deployedAt: instant('deployed_at').notNull().defaultNow(),
   },
-  (t) => [
-    primaryKey({ columns: [t.account, t.decisionId, t.version] }),
-    uniqueIndex('decision_versions_checksum_uq').on(t.account, t.decisionId, t.checksum),
-  ],
+  (t) => [primaryKey({ columns: [t.account, t.decisionId, t.version] }), uniqueIndex('decision_versions_checksum_uq').on(t.account, t.decisionId, t.checksum)],
 );
 
 export const instances = pgTable(
@@ -124,7 +110,9 @@ export const instances = pgTable(
     index('instances_partition_live_idx')
       .on(t.partition, t.key)
       .where(sql`${t.state} in ('ACTIVE', 'INCIDENT')`),
-    index('instances_parent_idx').on(t.parentKey).where(sql`${t.parentKey} is not null`),
+    index('instances_parent_idx')
+      .on(t.parentKey)
+      .where(sql`${t.parentKey} is not null`),
   ],
 );
 
@@ -200,6 +188,10 @@ export const incidents = pgTable(
     index('incidents_account_key_idx').on(t.account, t.key),
     index('incidents_account_state_key_idx').on(t.account, t.state, t.key),
     index('incidents_instance_idx').on(t.instanceKey),
+    // The open-incidents gauge counts by partition; only open incidents are in it, so it stays small.
+    index('incidents_open_partition_idx')
+      .on(t.partition)
+      .where(sql`${t.state} = 'OPEN'`),
   ],
 );
 
@@ -250,6 +242,43 @@ export const commands = pgTable(
     // nothing on the insert every command makes.
     index('commands_created_brin').using('brin', t.createdAt),
   ],
+);
+
+/**
+ * How often a leader has begun a command it never finished (crash-loop
+ * detection, partition-leader isolation): written only while a leader
+ * replays a backlog that earlier leaders died on, so a command that keeps
+ * killing its leader is recognised after a restart and rejected.
+ */
+export const commandAttempts = pgTable(
+  'command_attempts',
+  {
+    partition: integer('partition').notNull(),
+    commandKey: text('command_key').notNull(),
+    attempts: integer('attempts').notNull(),
+    updatedAt: instant('updated_at').notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.partition, t.commandKey] })],
+);
+
+/**
+ * Results of keyed requests that do not go through a partition's command
+ * log (deploys): the client's key, a fingerprint of the request it named,
+ * and the first result, for as long as the command log keeps results.
+ * Written by the API side in the transaction that does the work, so a key
+ * is stored exactly when its work committed.
+ */
+export const requestKeys = pgTable(
+  'request_keys',
+  {
+    account: text('account').notNull(),
+    requestKey: text('request_key').notNull(),
+    fingerprint: text('fingerprint').notNull(),
+    /** Null only inside the transaction that claimed the key. */
+    result: jsonb('result').$type<unknown>(),
+    createdAt: instant('created_at').notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.account, t.requestKey] }), index('request_keys_created_at').on(t.createdAt)],
 );
 
 // ─── Identity, mail and credits (written by the API) ───────────────────────

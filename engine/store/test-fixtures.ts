@@ -1,7 +1,7 @@
 // Builders shared by the store's tests: instance documents, jobs, timers and
 // keys shaped like the real ones (partition in the high bits, so every key is
 // beyond 2^53 and would be corrupted by any trip through a JS number).
-import type { TimerSchedule } from '../runtime/timer/index.ts';
+import type { TimerSchedule } from '../timer/index.ts';
 import type { InstanceState, ProcessInstance, Variables } from '../runtime/types.ts';
 import type { HistoryWrite, IncidentWrite, JobWrite, TimerWrite } from './commit-batch.ts';
 

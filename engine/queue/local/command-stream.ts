@@ -95,6 +95,11 @@ export class LocalCommandStream implements CommandStream {
     return log && log.length > 0 ? formatStreamId(log.entries[log.entries.length - 1].id) : '0';
   }
 
+  async firstEntryId(partition: number): Promise<string> {
+    const log = this.#logs.get(partition);
+    return log && log.length > 0 ? formatStreamId(log.entries[log.head].id) : '0';
+  }
+
   #append(log: Log, command: Command): string {
     const payload = JSON.stringify(command.payload ?? null);
     // Same id rule as XADD: the clock in ms, a sequence within the ms, never going back.

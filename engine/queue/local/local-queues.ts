@@ -40,6 +40,9 @@ export class LocalQueues implements Queues {
     if (ack) await this.commands.ack(ack.partition, ack.uptoId);
   }
 
+  /** Nothing to reach: the queues are this process's memory. */
+  async ping(): Promise<void> {}
+
   async close(): Promise<void> {
     for (const wait of [...this.#waits]) wait.cancel();
   }

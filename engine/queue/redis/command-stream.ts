@@ -113,6 +113,12 @@ export class RedisCommandStream implements CommandStream {
     return newest ? newest[0] : '0';
   }
 
+  async firstEntryId(partition: number): Promise<string> {
+    assertPartition(partition);
+    const [oldest] = await this.#redis.xrange(this.#keys.commands(partition), '-', '+', 'COUNT', 1);
+    return oldest ? oldest[0] : '0';
+  }
+
   async close(): Promise<void> {
     this.#closed = true;
     const readers = [...this.#readers.values()];

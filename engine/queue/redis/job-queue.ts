@@ -169,15 +169,7 @@ export class RedisJobQueue implements JobQueue {
         const args: (string | number)[] = [prefix, partition, start === 0 ? '1' : '0'];
         for (const job of group.slice(start, start + REBUILD_CHUNK)) {
           const { activation } = job;
-          args.push(
-            job.key,
-            job.type,
-            encodeOffer(job),
-            encodeVariables(job.variables),
-            activation ? '1' : '0',
-            activation?.worker ?? '',
-            activation?.at ?? 0,
-          );
+          args.push(job.key, job.type, encodeOffer(job), encodeVariables(job.variables), activation ? '1' : '0', activation?.worker ?? '', activation?.at ?? 0);
         }
         pipeline.orcaRebuildUpsert(this.#keys.seq(account), active, staging, ...args);
         steps.push({ kind: 'upsert' });

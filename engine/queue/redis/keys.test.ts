@@ -3,7 +3,7 @@
 // nothing behind.
 import { Redis } from 'ioredis';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createTestRedis, type TestRedis } from '../../../test/support/redis.ts';
+import { createTestRedis, type TestRedis } from '../testing/redis.ts';
 import { queuedJob } from '../testing/jobs.ts';
 import { QueueKeys } from './keys.ts';
 import { createRedisQueues } from './redis-queues.ts';

@@ -92,7 +92,7 @@ export class RedisQueues implements Queues {
   }
 
   /** Resolves once Redis answers (fails after ioredis gave up reconnecting). */
-  async ready(): Promise<void> {
+  async ping(): Promise<void> {
     await this.#redis.ping();
   }
 
@@ -107,7 +107,7 @@ export class RedisQueues implements Queues {
 export async function createRedisQueues(options: RedisQueuesOptions): Promise<RedisQueues> {
   const queues = new RedisQueues(options);
   try {
-    await queues.ready();
+    await queues.ping();
   } catch (error) {
     await queues.close();
     throw error;

@@ -3,7 +3,7 @@
 // deleted afterwards). A harness can open several handles on the same store,
 // as several pods would.
 import { Redis } from 'ioredis';
-import { createTestRedis } from '../../../test/support/redis.ts';
+import { createTestRedis } from './redis.ts';
 import { LocalQueues } from '../local/local-queues.ts';
 import { createRedisQueues, type RedisQueues } from '../redis/redis-queues.ts';
 import type { Queues } from '../types.ts';
@@ -69,10 +69,7 @@ const redis: Implementation = {
       },
       // A handle's reply inbox stays subscribed for its life: what counts is its waiters.
       listeners: () =>
-        opened.reduce(
-          (sum, queues) => sum + queues.subscriber.channelCount - (queues.replies.inboxSubscribed ? 1 : 0) + queues.replies.waiterCount,
-          0,
-        ),
+        opened.reduce((sum, queues) => sum + queues.subscriber.channelCount - (queues.replies.inboxSubscribed ? 1 : 0) + queues.replies.waiterCount, 0),
       async cleanup() {
         await Promise.all(opened.map((queues) => queues.close()));
         await test.cleanup();

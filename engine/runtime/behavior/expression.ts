@@ -1,6 +1,8 @@
 // Evaluating model expressions (FEEL or literal) against the variables an
 // element instance sees. Results are FeelResults so a caller can turn a
-// failure into an incident that names the expression.
+// failure (a FEEL limit hit included) into an incident that names the
+// element and the expression. All evaluations of one command share the
+// command's FEEL time allowance: the Execution is their scope.
 import { compileExpression, type FeelResult } from '../../feel/index.ts';
 import type { ValueExpr } from '../../model/types.ts';
 import type { Execution } from '../execution.ts';
@@ -15,7 +17,7 @@ export function readScope(exec: Execution, ei: ElementInstance): string {
 export function evaluateSource(exec: Execution, ei: ElementInstance, source: string): FeelResult {
   const compiled = compileExpression(source);
   if (!compiled.ok) return compiled;
-  return compiled.value.evaluate(visibleVariables(exec.instance, readScope(exec, ei)));
+  return compiled.value.evaluate(visibleVariables(exec.instance, readScope(exec, ei)), exec);
 }
 
 export function evaluateValue(exec: Execution, ei: ElementInstance, expr: ValueExpr): FeelResult {

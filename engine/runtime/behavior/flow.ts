@@ -14,12 +14,7 @@ import { raiseIncident } from './incident.ts';
  * - `activity`: as inclusive, but an element with no outgoing flow simply ends its token.
  * Returns undefined after raising an incident.
  */
-export function selectOutgoing(
-  exec: Execution,
-  ei: ElementInstance,
-  node: FlowNode,
-  mode: 'exclusive' | 'inclusive' | 'activity',
-): string[] | undefined {
+export function selectOutgoing(exec: Execution, ei: ElementInstance, node: FlowNode, mode: 'exclusive' | 'inclusive' | 'activity'): string[] | undefined {
   const outgoing = node.outgoing;
   if (outgoing.length === 0) return outgoing;
   if (outgoing.length === 1 && mode !== 'exclusive' && exec.model.flows[outgoing[0]].condition === undefined) return outgoing;
@@ -34,7 +29,7 @@ export function selectOutgoing(
     }
     const result = evaluateSource(exec, ei, condition);
     if (!result.ok) {
-      raiseIncident(exec, ei, 'CONDITION_ERROR', `Condition '${condition}' of sequence flow '${flowId}' failed: ${result.error}`);
+      raiseIncident(exec, ei, 'CONDITION_ERROR', `Condition '${condition}' of sequence flow '${flowId}' leaving '${node.id}' failed: ${result.error}`);
       return undefined;
     }
     if (typeof result.value !== 'boolean') {
@@ -53,11 +48,6 @@ export function selectOutgoing(
   }
   if (chosen.length > 0) return chosen;
   if (node.defaultFlow !== undefined) return [node.defaultFlow];
-  raiseIncident(
-    exec,
-    ei,
-    'CONDITION_ERROR',
-    `No outgoing sequence flow of '${node.id}' has a condition that is true, and it has no default flow.`,
-  );
+  raiseIncident(exec, ei, 'CONDITION_ERROR', `No outgoing sequence flow of '${node.id}' has a condition that is true, and it has no default flow.`);
   return undefined;
 }

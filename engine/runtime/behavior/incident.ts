@@ -18,3 +18,34 @@ export function raiseIncident(exec: Execution, ei: ElementInstance, type: Incide
     detail: { incidentType: type, message },
   });
 }
+
+/**
+ * Sets the instance aside after a command for it could not be processed:
+ * an incident at the element the command addressed, or at the process when
+ * that element is gone, and the instance takes no more commands but cancel.
+ */
+export function setAside(exec: Execution, message: string, elementInstanceKey?: string): void {
+  const instance = exec.instance;
+  instance.setAside = message;
+  const ei = elementInstanceKey === undefined ? undefined : instance.elements[elementInstanceKey];
+  if (ei !== undefined) {
+    raiseIncident(exec, ei, 'UNPROCESSABLE_COMMAND', message);
+    return;
+  }
+  const key = exec.nextKey();
+  instance.incidents[key] = {
+    key,
+    type: 'UNPROCESSABLE_COMMAND',
+    elementId: instance.bpmnProcessId,
+    elementInstanceKey: instance.key,
+    message,
+    createdAt: exec.now,
+  };
+  instance.state = 'INCIDENT';
+  exec.record('INCIDENT_CREATED', {
+    elementId: instance.bpmnProcessId,
+    elementInstanceKey: instance.key,
+    incidentKey: key,
+    detail: { incidentType: 'UNPROCESSABLE_COMMAND', message },
+  });
+}

@@ -18,7 +18,7 @@ export type CatchOutcome =
 
 /** Searches from scope `scopeKey` outwards; `skipBoundariesOf` is an activity already checked. */
 function catchFrom(exec: Execution, scopeKey: string, kind: 'error' | 'escalation', code: string): CatchOutcome | undefined {
-  for (let key = scopeKey; ; ) {
+  for (let key = scopeKey; ;) {
     const start = findEventSubProcessStart(exec, key, kind, code);
     if (start !== undefined) {
       triggerEventSubProcess(exec, key, start);
@@ -50,7 +50,11 @@ export function throwError(exec: Execution, thrower: ElementInstance, errorCode:
 
 /** An error from a child instance, thrown at the call activity `callActivity`. */
 export function throwChildError(exec: Execution, callActivity: ElementInstance, errorCode: string, errorMessage?: string): boolean {
-  exec.record('ERROR_THROWN', { elementId: callActivity.elementId, elementInstanceKey: callActivity.key, detail: { errorCode, errorMessage, fromChild: true } });
+  exec.record('ERROR_THROWN', {
+    elementId: callActivity.elementId,
+    elementInstanceKey: callActivity.key,
+    detail: { errorCode, errorMessage, fromChild: true },
+  });
   return (catchOnActivity(exec, callActivity, 'error', errorCode) ?? catchFrom(exec, callActivity.scopeKey, 'error', errorCode)) !== undefined;
 }
 
@@ -107,9 +111,14 @@ export function throwEscalation(exec: Execution, thrower: ElementInstance, escal
 /** An escalation from a child instance, thrown at the call activity. */
 export function throwChildEscalation(exec: Execution, callActivity: ElementInstance, escalationCode: string): void {
   exec.record('ESCALATION_THROWN', { elementId: callActivity.elementId, elementInstanceKey: callActivity.key, detail: { escalationCode, fromChild: true } });
-  if ((catchOnActivity(exec, callActivity, 'escalation', escalationCode) ?? catchFrom(exec, callActivity.scopeKey, 'escalation', escalationCode)) !== undefined) return;
+  if ((catchOnActivity(exec, callActivity, 'escalation', escalationCode) ?? catchFrom(exec, callActivity.scopeKey, 'escalation', escalationCode)) !== undefined)
+    return;
   const parent = exec.instance.parent;
   if (parent !== undefined) {
-    exec.effect({ type: 'sendCommand', instanceKey: parent.instanceKey, command: { type: 'childEscalation', elementInstanceKey: parent.elementInstanceKey, escalationCode } });
+    exec.effect({
+      type: 'sendCommand',
+      instanceKey: parent.instanceKey,
+      command: { type: 'childEscalation', elementInstanceKey: parent.elementInstanceKey, escalationCode },
+    });
   }
 }

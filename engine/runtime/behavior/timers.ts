@@ -1,11 +1,11 @@
 // Timer subscriptions: arming a timer for a timer event (catch, boundary,
 // event subprocess start, event-based gateway branch), and withdrawing it
-// when its owner leaves. Firing is a command (fireTimer) that
-// behavior/fire-timer.ts routes.
+// when its owner leaves. Firing is a command (fireTimer) that apply.ts
+// hands to the processor of the timer's event or of its owner.
 import { FeelDateTime, FeelDuration } from 'feelin';
 import type { FlowNode } from '../../model/types.ts';
 import type { Execution } from '../execution.ts';
-import { firstDue, parseTimer } from '../timer/index.ts';
+import { firstDue, parseTimer } from '../../timer/index.ts';
 import type { ElementInstance } from '../types.ts';
 import { describe, evaluateValue } from './expression.ts';
 import { raiseIncident } from './incident.ts';

@@ -2,7 +2,7 @@
 // instance may own a local scope (io mappings, containers); reads see the
 // chain from the element up to the process; a propagated write lands on the
 // nearest scope that already has the name, otherwise on the process scope.
-import type { ProcessInstance, Variables } from '../types.ts';
+import type { ElementInstance, ProcessInstance, Variables } from '../types.ts';
 
 /** The scope key above `scopeKey`, or undefined at the process scope. */
 function parentScope(instance: ProcessInstance, scopeKey: string): string | undefined {
@@ -45,6 +45,19 @@ export function setPropagatedVariable(instance: ProcessInstance, scopeKey: strin
     }
   }
   setLocalVariable(instance, instance.key, target, value);
+}
+
+/**
+ * Merges what a job or a called instance returned into the element's view,
+ * as Camunda 8 does: with output mappings the variables are local to the
+ * element and only the mappings reach the flow scope; without, they propagate.
+ */
+export function mergeResultVariables(instance: ProcessInstance, ei: ElementInstance, hasOutputs: boolean, variables: Variables): void {
+  const from = instance.variables[ei.key] !== undefined ? ei.key : ei.scopeKey;
+  for (const name of Object.keys(variables)) {
+    if (hasOutputs) setLocalVariable(instance, ei.key, name, variables[name]);
+    else setPropagatedVariable(instance, from, name, variables[name]);
+  }
 }
 
 /**

@@ -6,7 +6,7 @@
 // instance the `outputElement` is stored at its index of the output
 // collection and the completion condition is checked.
 import type { FlowNode } from '../../model/types.ts';
-import type { ElementBehavior } from '../behavior/element-behavior.ts';
+import type { ElementProcessor } from '../element-processor.ts';
 import { describe, evaluateSource } from '../behavior/expression.ts';
 import { raiseIncident } from '../behavior/incident.ts';
 import { setPropagatedVariable } from '../behavior/variables.ts';
@@ -44,7 +44,7 @@ function counters(body: ElementInstance, active: number): Record<string, number>
   return { numberOfInstances: body.loop!.total, numberOfCompletedInstances: body.loop!.completed, numberOfActiveInstances: active };
 }
 
-export const multiInstanceBody: ElementBehavior = {
+export const multiInstanceBodyProcessor: ElementProcessor = {
   activate(exec, body, node) {
     const loop = node.loop!;
     const input = collection(exec, body, node);

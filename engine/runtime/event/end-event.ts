@@ -2,10 +2,10 @@
 // scope (the process, or the subprocess it sits in) ends too, so the scope
 // completes at once. Error: thrown to the nearest catch (incident if none).
 // Escalation: thrown, then the token ends.
-import type { ElementBehavior } from '../behavior/element-behavior.ts';
+import type { ElementProcessor } from '../element-processor.ts';
 import { throwError, throwEscalation } from '../behavior/throw.ts';
 
-export const endEvent: ElementBehavior = {
+export const endEventProcessor: ElementProcessor = {
   activate(exec, ei, node) {
     const definition = node.eventDefinition;
     switch (definition?.kind) {

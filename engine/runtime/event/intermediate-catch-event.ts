@@ -3,11 +3,11 @@
 // messages; a worker completes the job when the message is in). Timer: waits
 // for its timer. Link: entered by its throw, passes on. A catch event that
 // an event-based gateway chose has already happened and passes on.
-import type { ElementBehavior } from '../behavior/element-behavior.ts';
+import type { ElementProcessor } from '../element-processor.ts';
 import { createJob } from '../behavior/job.ts';
 import { armTimer } from '../behavior/timers.ts';
 
-export const intermediateCatchEvent: ElementBehavior = {
+export const intermediateCatchEventProcessor: ElementProcessor = {
   activate(exec, ei, node, arrival) {
     if (arrival.triggered || node.eventDefinition?.kind === 'link') {
       exec.completeElement(ei, node);

@@ -3,7 +3,7 @@
 // scope. Escalation: thrown, then the token goes on unless an interrupting
 // catch took over.
 import type { FlowNode } from '../../model/types.ts';
-import type { ElementBehavior } from '../behavior/element-behavior.ts';
+import type { ElementProcessor } from '../element-processor.ts';
 import { throwEscalation } from '../behavior/throw.ts';
 import type { Execution } from '../execution.ts';
 
@@ -23,7 +23,7 @@ function linkCatchFor(exec: Execution, node: FlowNode): string {
   return target;
 }
 
-export const intermediateThrowEvent: ElementBehavior = {
+export const intermediateThrowEventProcessor: ElementProcessor = {
   activate(exec, ei, node) {
     const definition = node.eventDefinition;
     if (definition?.kind === 'link') {

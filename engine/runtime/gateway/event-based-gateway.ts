@@ -1,8 +1,10 @@
 // Event-based gateway: waits on every event after it at once — timers, and
 // message catches as jobs (`event:message:<elementId>`). The first to happen
 // wins; the others are withdrawn (their jobs cancelled, timers disarmed).
+// The branch jobs hang off the gateway's instance, so ending the gateway
+// withdraws them too.
 import type { FlowNode } from '../../model/types.ts';
-import type { ElementBehavior } from '../behavior/element-behavior.ts';
+import type { ElementProcessor } from '../element-processor.ts';
 import { createJob, withdrawJobsOf } from '../behavior/job.ts';
 import { armTimer, cancelTimersOf } from '../behavior/timers.ts';
 import type { Execution } from '../execution.ts';
@@ -15,7 +17,7 @@ function win(exec: Execution, ei: ElementInstance, node: FlowNode, eventId: stri
   exec.completeElement(ei, node, [flow], { triggered: true });
 }
 
-export const eventBasedGateway: ElementBehavior = {
+export const eventBasedGatewayProcessor: ElementProcessor = {
   activate(exec, ei, node) {
     exec.persist(ei);
     for (const flowId of node.outgoing) {
@@ -29,5 +31,8 @@ export const eventBasedGateway: ElementBehavior = {
   },
   timerFired(exec, ei, node, timer) {
     win(exec, ei, node, timer.elementId);
+  },
+  terminate(exec, ei) {
+    withdrawJobsOf(exec, ei.key);
   },
 };

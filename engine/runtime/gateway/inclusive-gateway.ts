@@ -3,7 +3,7 @@
 // still arrive: it fires once no live token in its scope sits on an element
 // upstream of it (the compiler lists those in `upstream`).
 import type { FlowNode } from '../../model/types.ts';
-import type { ElementBehavior } from '../behavior/element-behavior.ts';
+import type { ElementProcessor } from '../element-processor.ts';
 import { selectOutgoing } from '../behavior/flow.ts';
 
 const upstreamSets = new WeakMap<FlowNode, Set<string>>();
@@ -14,7 +14,7 @@ function upstreamOf(node: FlowNode): Set<string> {
   return set;
 }
 
-export const inclusiveGateway: ElementBehavior = {
+export const inclusiveGatewayProcessor: ElementProcessor = {
   arrive(exec, arrival, node) {
     if (node.incoming.length < 2 || arrival.flowId === undefined) return true;
     exec.parkAtJoin(arrival.scopeKey, node.id, arrival.flowId);

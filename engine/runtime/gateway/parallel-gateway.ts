@@ -1,8 +1,8 @@
 // Parallel gateway: joins by waiting for a token on every incoming flow,
 // then forks to every outgoing flow (conditions are ignored, as BPMN says).
-import type { ElementBehavior } from '../behavior/element-behavior.ts';
+import type { ElementProcessor } from '../element-processor.ts';
 
-export const parallelGateway: ElementBehavior = {
+export const parallelGatewayProcessor: ElementProcessor = {
   arrive(exec, arrival, node) {
     if (node.incoming.length < 2 || arrival.flowId === undefined) return true;
     const arrivals = exec.parkAtJoin(arrival.scopeKey, node.id, arrival.flowId);

@@ -2,13 +2,14 @@
 // task; with zeebe:calledDecision it evaluates the latest deployed decision
 // inline and writes the result to `resultVariable` (a failure is an
 // incident naming the decision and the reason).
-import type { ElementBehavior } from '../behavior/element-behavior.ts';
+import { inFeelScope } from '../../feel/index.ts';
+import type { ElementProcessor } from '../element-processor.ts';
 import { describe, evaluateValue, readScope } from '../behavior/expression.ts';
 import { raiseIncident } from '../behavior/incident.ts';
 import { createJob } from '../behavior/job.ts';
 import { setLocalVariable, setPropagatedVariable, visibleVariables } from '../behavior/variables.ts';
 
-export const businessRuleTask: ElementBehavior = {
+export const businessRuleTaskProcessor: ElementProcessor = {
   activate(exec, ei, node) {
     const called = node.calledDecision;
     if (called === undefined) {
@@ -22,7 +23,10 @@ export const businessRuleTask: ElementBehavior = {
       return;
     }
     const evaluate = exec.ctx.evaluateDecision;
-    const result = evaluate === undefined ? { ok: false as const, error: 'no decisions are deployed' } : evaluate(decisionId.value, visibleVariables(exec.instance, readScope(exec, ei)));
+    const id = decisionId.value;
+    const variables = visibleVariables(exec.instance, readScope(exec, ei));
+    // The decision's FEEL draws on this command's time allowance, like the command's own expressions.
+    const result = evaluate === undefined ? { ok: false as const, error: 'no decisions are deployed' } : inFeelScope(exec, () => evaluate(id, variables));
     if (!result.ok) {
       raiseIncident(exec, ei, 'DECISION_EVALUATION_ERROR', `Decision '${decisionId.value}' called by '${node.id}' failed: ${result.error}`);
       return;

@@ -1,17 +1,18 @@
 // Call activity: starts a child instance of the called process (its latest
 // deployed version, resolved by whoever applies the startChild effect) and
-// waits for it. The child is an instance of its own key; terminating the
-// call activity cancels it. Chains of calls are limited in depth, so a
-// process that calls itself ends in an incident instead of running forever.
-import type { ElementBehavior } from '../behavior/element-behavior.ts';
+// waits for it, taking its variables back when it completes. The child is
+// an instance of its own key; terminating the call activity cancels it.
+// Chains of calls are limited in depth, so a process that calls itself ends
+// in an incident instead of running forever.
+import type { ElementProcessor } from '../element-processor.ts';
 import { describe, evaluateValue, readScope } from '../behavior/expression.ts';
 import { raiseIncident } from '../behavior/incident.ts';
-import { visibleVariables } from '../behavior/variables.ts';
+import { mergeResultVariables, setLocalVariable, visibleVariables } from '../behavior/variables.ts';
 
 /** Camunda 8's default for the deepest chain of called process instances. */
 export const DEFAULT_MAX_CALL_DEPTH = 1000;
 
-export const callActivity: ElementBehavior = {
+export const callActivityProcessor: ElementProcessor = {
   activate(exec, ei, node) {
     const called = node.calledElement!;
     const processId = evaluateValue(exec, ei, called.processId);
@@ -42,6 +43,24 @@ export const callActivity: ElementBehavior = {
       : { ...(exec.instance.variables[ei.key] ?? {}) };
     ei.childInstanceKey = exec.nextKey();
     exec.persist(ei);
-    exec.effect({ type: 'startChild', childInstanceKey: ei.childInstanceKey, bpmnProcessId: processId.value, variables, parentElementInstanceKey: ei.key, depth });
+    exec.effect({
+      type: 'startChild',
+      childInstanceKey: ei.childInstanceKey,
+      bpmnProcessId: processId.value,
+      variables,
+      parentElementInstanceKey: ei.key,
+      depth,
+    });
+  },
+  calledInstanceCompleted(exec, ei, node, variables) {
+    ei.childInstanceKey = undefined;
+    const hasOutputs = node.outputs.length > 0;
+    // Without propagateAllChildVariables only the output mappings see the child's variables.
+    if (node.calledElement!.propagateAllChildVariables) mergeResultVariables(exec.instance, ei, hasOutputs, variables);
+    else if (hasOutputs) for (const name of Object.keys(variables)) setLocalVariable(exec.instance, ei.key, name, variables[name]);
+    exec.completeElement(ei, node);
+  },
+  terminate(exec, ei) {
+    if (ei.childInstanceKey !== undefined) exec.effect({ type: 'sendCommand', instanceKey: ei.childInstanceKey, command: { type: 'cancel' } });
   },
 };

@@ -1,7 +1,7 @@
 // Plain and manual tasks: nothing for the engine to do, the token passes on.
-import type { ElementBehavior } from '../behavior/element-behavior.ts';
+import type { ElementProcessor } from '../element-processor.ts';
 
-export const passThroughTask: ElementBehavior = {
+export const passThroughTaskProcessor: ElementProcessor = {
   activate(exec, ei, node) {
     exec.completeElement(ei, node);
   },

@@ -18,7 +18,14 @@ const DURATION = /^P(?:(\d+)Y)?(?:(\d+)M)?(?:(\d+)W)?(?:(\d+)D)?(?:T(?:(\d+)H)?(
 const EXAMPLES = 'expected the form PnYnMnWnDTnHnMnS, e.g. PT10S, P1D or P1DT2H30M';
 
 export const ZERO_DURATION: DurationParts = {
-  years: 0, months: 0, weeks: 0, days: 0, hours: 0, minutes: 0, seconds: 0, milliseconds: 0,
+  years: 0,
+  months: 0,
+  weeks: 0,
+  days: 0,
+  hours: 0,
+  minutes: 0,
+  seconds: 0,
+  milliseconds: 0,
 };
 
 /** Parses an ISO 8601 duration; the reason on failure is a clause for a modeller. */

@@ -24,7 +24,10 @@ export function parseRepeatingInterval(text: string): Parsed<Omit<IntervalCycleS
   if (repetitions !== null && (repetitions === 0 || !Number.isSafeInteger(repetitions))) {
     return {
       ok: false,
-      reason: repetitions === 0 ? 'R0 repeats zero times, so the timer would never fire; use R1 or more, or R for unbounded' : 'the number of repetitions is too large',
+      reason:
+        repetitions === 0
+          ? 'R0 repeats zero times, so the timer would never fire; use R1 or more, or R for unbounded'
+          : 'the number of repetitions is too large',
     };
   }
 

@@ -89,9 +89,7 @@ describe('timeDate', () => {
     });
 
     it('a date without a time', () => {
-      expect(parseError('date', '2026-01-01')).toBe(
-        `'2026-01-01' is not a valid ISO 8601 date-time: it has a date but no time of day; ${EXAMPLE}.`,
-      );
+      expect(parseError('date', '2026-01-01')).toBe(`'2026-01-01' is not a valid ISO 8601 date-time: it has a date but no time of day; ${EXAMPLE}.`);
     });
 
     it('garbage', () => {
@@ -110,9 +108,7 @@ describe('timeDate', () => {
     });
 
     it('an empty text', () => {
-      expect(parseError('date', '')).toBe(
-        'The timer date is empty: expected an ISO 8601 date-time such as 2026-01-01T10:00:00Z.',
-      );
+      expect(parseError('date', '')).toBe('The timer date is empty: expected an ISO 8601 date-time such as 2026-01-01T10:00:00Z.');
     });
   });
 });

@@ -69,27 +69,19 @@ describe('timeDuration', () => {
 
   describe('rejects', () => {
     it('negative durations', () => {
-      expect(parseError('duration', 'PT-5S')).toBe(
-        "'PT-5S' is not a valid ISO 8601 duration: negative durations are not allowed.",
-      );
-      expect(parseError('duration', '-PT5S')).toBe(
-        "'-PT5S' is not a valid ISO 8601 duration: negative durations are not allowed.",
-      );
+      expect(parseError('duration', 'PT-5S')).toBe("'PT-5S' is not a valid ISO 8601 duration: negative durations are not allowed.");
+      expect(parseError('duration', '-PT5S')).toBe("'-PT5S' is not a valid ISO 8601 duration: negative durations are not allowed.");
     });
 
     it('an empty text', () => {
-      expect(parseError('duration', '')).toBe(
-        'The timer duration is empty: expected an ISO 8601 duration such as PT10S or P1D.',
-      );
+      expect(parseError('duration', '')).toBe('The timer duration is empty: expected an ISO 8601 duration such as PT10S or P1D.');
     });
 
     it('garbage', () => {
       expect(parseError('duration', 'ten seconds')).toBe(
         "'ten seconds' is not a valid ISO 8601 duration: a duration starts with P; expected the form PnYnMnWnDTnHnMnS, e.g. PT10S, P1D or P1DT2H30M.",
       );
-      expect(parseError('duration', 'P1H')).toBe(
-        "'P1H' is not a valid ISO 8601 duration: expected the form PnYnMnWnDTnHnMnS, e.g. PT10S, P1D or P1DT2H30M.",
-      );
+      expect(parseError('duration', 'P1H')).toBe("'P1H' is not a valid ISO 8601 duration: expected the form PnYnMnWnDTnHnMnS, e.g. PT10S, P1D or P1DT2H30M.");
       expect(parseError('duration', '10S')).toBe(
         "'10S' is not a valid ISO 8601 duration: a duration starts with P; expected the form PnYnMnWnDTnHnMnS, e.g. PT10S, P1D or P1DT2H30M.",
       );
@@ -112,9 +104,7 @@ describe('timeDuration', () => {
     });
 
     it('durations too long to schedule', () => {
-      expect(parseError('duration', 'P99999Y')).toBe(
-        "'P99999Y' is not a valid ISO 8601 duration: it is longer than 10000 years.",
-      );
+      expect(parseError('duration', 'P99999Y')).toBe("'P99999Y' is not a valid ISO 8601 duration: it is longer than 10000 years.");
       expect(parseError('duration', 'PT99999999999999999999S')).toBe(
         "'PT99999999999999999999S' is not a valid ISO 8601 duration: it is longer than 10000 years.",
       );

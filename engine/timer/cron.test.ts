@@ -18,11 +18,7 @@ describe('timeCycle as cron expression', () => {
 
   it('steps minutes and accepts ? for the day of week', () => {
     const s = schedule('cycle', '0 */5 * * * ?');
-    expect(firings(s, Date.UTC(2026, 0, 1, 10, 2, 30), 3)).toEqual([
-      Date.UTC(2026, 0, 1, 10, 5),
-      Date.UTC(2026, 0, 1, 10, 10),
-      Date.UTC(2026, 0, 1, 10, 15),
-    ]);
+    expect(firings(s, Date.UTC(2026, 0, 1, 10, 2, 30), 3)).toEqual([Date.UTC(2026, 0, 1, 10, 5), Date.UTC(2026, 0, 1, 10, 10), Date.UTC(2026, 0, 1, 10, 15)]);
   });
 
   it('accepts ? for the day of month', () => {
@@ -101,8 +97,7 @@ describe('timeCycle as cron expression', () => {
   });
 
   describe('rejects', () => {
-    const bad = (text: string, why: string) =>
-      expect(parseError('cycle', text)).toBe(`'${text}' is not a valid cron expression: ${why}.`);
+    const bad = (text: string, why: string) => expect(parseError('cycle', text)).toBe(`'${text}' is not a valid cron expression: ${why}.`);
 
     it('garbage', () => {
       bad('every monday', 'expected 6 fields (second minute hour day-of-month month day-of-week) or 5 without the seconds, but found 2');
@@ -115,14 +110,11 @@ describe('timeCycle as cron expression', () => {
       bad('0 0 0 * * * 2026', 'expected 6 fields (second minute hour day-of-month month day-of-week) or 5 without the seconds, but found 7');
     });
     it('values out of range', () => bad('60 * * * * *', 'constraint error, got value 60 expected range 0-59'));
-    it('dates that never occur', () =>
-      bad('0 0 0 30 2 ?', 'its day-of-month never occurs in its months (such as 30 February), so it would never fire'));
+    it('dates that never occur', () => bad('0 0 0 30 2 ?', 'its day-of-month never occurs in its months (such as 30 February), so it would never fire'));
     it('H, which would pick a random time', () => bad('H 0 0 * * *', "the second field 'H' uses H, which is not supported"));
-    it('? outside the day fields', () =>
-      bad('0 ? * * * *', "the minute field '?' uses ?, which is only allowed for day-of-month and day-of-week"));
+    it('? outside the day fields', () => bad('0 ? * * * *', "the minute field '?' uses ?, which is only allowed for day-of-month and day-of-week"));
     it('W, which cron-parser cannot evaluate', () =>
       bad('0 0 0 15W * ?', "'15W' is not a valid value for its field (W, the nearest weekday, is not supported)"));
-    it('macros Camunda does not know', () =>
-      bad('@weekdays', 'unknown macro; use one of @yearly, @annually, @monthly, @weekly, @daily, @midnight, @hourly'));
+    it('macros Camunda does not know', () => bad('@weekdays', 'unknown macro; use one of @yearly, @annually, @monthly, @weekly, @daily, @midnight, @hourly'));
   });
 });

@@ -51,11 +51,7 @@ describe('timeCycle as ISO 8601 repeating interval', () => {
   describe('with a start date', () => {
     it('fires first at the start, then every interval, counting the start as a firing', () => {
       const s = schedule('cycle', 'R3/2026-01-01T00:00:00Z/PT1H');
-      expect(firings(s, Date.UTC(2025, 11, 31, 12))).toEqual([
-        Date.UTC(2026, 0, 1, 0),
-        Date.UTC(2026, 0, 1, 1),
-        Date.UTC(2026, 0, 1, 2),
-      ]);
+      expect(firings(s, Date.UTC(2025, 11, 31, 12))).toEqual([Date.UTC(2026, 0, 1, 0), Date.UTC(2026, 0, 1, 1), Date.UTC(2026, 0, 1, 2)]);
     });
 
     it('fires at once when the start is past, then returns to the grid', () => {
@@ -90,20 +86,12 @@ describe('timeCycle as ISO 8601 repeating interval', () => {
       // Berlin moves from +01:00 to +02:00 on 29 March 2026.
       const s = schedule('cycle', 'R/2026-03-28T09:00:00@Europe/Berlin/P1D');
       expect(s).toMatchObject({ start: Date.UTC(2026, 2, 28, 8), zone: 'Europe/Berlin' });
-      expect(firings(s, Date.UTC(2026, 2, 1), 3)).toEqual([
-        Date.UTC(2026, 2, 28, 8),
-        Date.UTC(2026, 2, 29, 7),
-        Date.UTC(2026, 2, 30, 7),
-      ]);
+      expect(firings(s, Date.UTC(2026, 2, 1), 3)).toEqual([Date.UTC(2026, 2, 28, 8), Date.UTC(2026, 2, 29, 7), Date.UTC(2026, 2, 30, 7)]);
     });
 
     it('adds exact hours across DST', () => {
       const s = schedule('cycle', 'R3/2026-03-29T01:00:00@Europe/Berlin/PT1H');
-      expect(firings(s, Date.UTC(2026, 2, 1))).toEqual([
-        Date.UTC(2026, 2, 29, 0),
-        Date.UTC(2026, 2, 29, 1),
-        Date.UTC(2026, 2, 29, 2),
-      ]);
+      expect(firings(s, Date.UTC(2026, 2, 1))).toEqual([Date.UTC(2026, 2, 29, 0), Date.UTC(2026, 2, 29, 1), Date.UTC(2026, 2, 29, 2)]);
     });
 
     it('finds the grid point after a firing far from the start', () => {
@@ -163,8 +151,7 @@ describe('timeCycle as ISO 8601 repeating interval', () => {
   });
 
   describe('rejects', () => {
-    const bad = (text: string, why: string) =>
-      expect(parseError('cycle', text)).toBe(`'${text}' is not a valid ISO 8601 repeating interval: ${why}.`);
+    const bad = (text: string, why: string) => expect(parseError('cycle', text)).toBe(`'${text}' is not a valid ISO 8601 repeating interval: ${why}.`);
 
     it('R0', () => bad('R0/PT10S', 'R0 repeats zero times, so the timer would never fire; use R1 or more, or R for unbounded'));
     it('a negative repetition count', () => bad('R-1/PT10S', 'the number of repetitions cannot be negative'));
@@ -192,7 +179,10 @@ describe('timeCycle as ISO 8601 repeating interval', () => {
         "the start '2026-01-01T00:00:00@Mars/Olympus' is not a valid date-time: 'Mars/Olympus' is not a known time zone (use an IANA zone id such as Europe/Berlin)",
       ));
     it('an unparseable end', () =>
-      bad('R/PT1H/soon', "the end 'soon' is not a valid date-time: expected a date and time with an offset or zone, e.g. 2026-01-01T10:00:00Z, 2026-01-01T10:00:00+02:00 or 2026-01-01T10:00:00@Europe/Berlin"));
+      bad(
+        'R/PT1H/soon',
+        "the end 'soon' is not a valid date-time: expected a date and time with an offset or zone, e.g. 2026-01-01T10:00:00Z, 2026-01-01T10:00:00+02:00 or 2026-01-01T10:00:00@Europe/Berlin",
+      ));
     it('a start/end pair', () =>
       bad(
         'R/2026-01-01T00:00:00Z/2027-01-01T00:00:00Z',

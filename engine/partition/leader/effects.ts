@@ -1,0 +1,135 @@
+// Effects to rows: what an applied command did to its instance becomes the
+// batch's writes (the instance document, history, jobs, timers, incidents,
+// all built by store/runtime-rows.ts) and its after-commit actions (jobs to
+// push, requeue or remove, timers to arm or disarm), and the work it causes
+// on other instances (child starts, parent/child messages) is queued for
+// the same batch. What it did is counted into the batch's tally for the
+// metrics (plain integers; reported once the batch is published).
+import { jobKindOfElement, kindIndex } from '../../metrics.ts';
+import type { ProcessModel } from '../../model/types.ts';
+import { visibleVariables } from '../../runtime/behavior/variables.ts';
+import type { ApplyResult, Variables } from '../../runtime/types.ts';
+import type { Publication, QueuedJob } from '../../queue/index.ts';
+import { incidentRow, jobRow, offeredJobRow, timerRow } from '../../store/index.ts';
+import type { BatchWork } from './batch-work.ts';
+import type { HotInstances } from './hot-instances.ts';
+import type { Internal } from './internal-work.ts';
+
+export type Applied = Extract<ApplyResult, { ok: true }>;
+
+export class Effects {
+  constructor(
+    private readonly partition: number,
+    private readonly hot: HotInstances,
+    /** Work for other instances, run later in the same batch (internal-work.ts). */
+    private readonly internal: Internal[],
+  ) {}
+
+  /** Turns an applied command (against `model`, the instance's process) into writes and after-commit actions. */
+  settle(account: string, parentKey: string | null, result: Applied, work: BatchWork, model: ProcessModel): void {
+    const { instance, records, effects } = result;
+    const batch = work.batch;
+    const tally = work.tally;
+    this.hot.keep(account, instance, parentKey);
+    batch.instances!.push({ account, document: instance, parentKey });
+    for (const record of records) {
+      batch.history!.push({ account, instanceKey: instance.key, record });
+      switch (record.type) {
+        case 'INCIDENT_CREATED': {
+          tally.incidentsCreated++;
+          const incident = instance.incidents[record.incidentKey!];
+          batch.incidentsInsert!.push(incidentRow(account, instance, incident));
+          if (incident.jobKey !== undefined) {
+            // The job that ran out of retries: stored FAILED (with retries 0) while its incident is open.
+            const job = instance.jobs[incident.jobKey];
+            if (job !== undefined) batch.jobsUpsert!.push(jobRow(account, instance, job));
+            work.remove.push({ account, jobKey: incident.jobKey });
+          }
+          break;
+        }
+        case 'JOB_COMPLETED':
+          tally.jobsCompleted[kindIndex(jobKindOfElement(model.elements[record.elementId!]?.type))]++;
+          batch.jobsDelete!.push(record.jobKey!);
+          work.remove.push({ account, jobKey: record.jobKey! });
+          this.hot.dropJob(record.jobKey!);
+          break;
+        case 'JOB_CREATED':
+          tally.jobsCreated[kindIndex(jobKindOfElement(model.elements[record.elementId!]?.type))]++;
+          break;
+        case 'JOB_FAILED':
+          tally.jobsFailed[kindIndex(jobKindOfElement(model.elements[record.elementId!]?.type))]++;
+          break;
+        case 'PROCESS_INSTANCE_STARTED':
+          tally.instancesStarted++;
+          break;
+        case 'PROCESS_INSTANCE_COMPLETED':
+        case 'PROCESS_INSTANCE_TERMINATED':
+          if (record.type === 'PROCESS_INSTANCE_COMPLETED') tally.instancesCompleted++;
+          else tally.instancesTerminated++;
+          tally.instanceDurations.push(Math.max(0, (instance.endedAt ?? record.at) - instance.startedAt) / 1000);
+          break;
+      }
+    }
+    for (const effect of effects) {
+      switch (effect.type) {
+        case 'enqueueJob': {
+          const existed = this.hot.ownJob(effect.job.key, instance.key);
+          batch.jobsUpsert!.push(offeredJobRow(account, effect.job, 'ACTIVATABLE', instance.jobs[effect.job.key]?.errorMessage));
+          const queued: QueuedJob = {
+            ...effect.job,
+            account,
+            partition: this.partition,
+            variables: { ...visibleVariables(instance, effect.job.elementInstanceKey) },
+            queuedAt: work.at,
+            kind: jobKindOfElement(model.elements[effect.job.elementId]?.type),
+          };
+          (existed ? work.requeue : work.push).push(queued);
+          break;
+        }
+        case 'cancelJob':
+          batch.jobsDelete!.push(effect.jobKey);
+          work.remove.push({ account, jobKey: effect.jobKey });
+          this.hot.dropJob(effect.jobKey);
+          break;
+        case 'scheduleTimer':
+          batch.timersUpsert!.push(timerRow(account, instance, instance.timers[effect.timerKey]));
+          work.arm.push({ key: effect.timerKey, account, instanceKey: instance.key, dueAt: effect.dueAt });
+          break;
+        case 'cancelTimer':
+          batch.timersDelete!.push(effect.timerKey);
+          work.disarm.push(effect.timerKey);
+          break;
+        case 'startChild':
+          this.internal.push({ kind: 'startChild', account, parentKey: instance.key, effect });
+          break;
+        case 'sendCommand':
+          this.internal.push({ kind: 'command', account, instanceKey: effect.instanceKey, command: effect.command });
+          break;
+      }
+    }
+    if (instance.state === 'COMPLETED' || instance.state === 'TERMINATED') work.ended.push(instance.key);
+    else if (records.some((r) => r.type === 'JOB_COMPLETED' || r.type === 'DECISION_EVALUATED' || r.type === 'ELEMENT_COMPLETED'))
+      work.changed.set(instance.key, account);
+  }
+
+  /**
+   * Jobs still waiting in an instance whose variables this batch changed get
+   * their queued variables refreshed, so a worker activating them sees the
+   * variables as they are at activation (jobs created in this batch were
+   * pushed with current ones).
+   */
+  waitingJobVariables(work: BatchWork): NonNullable<Publication['variables']> {
+    const out: { account: string; jobKey: string; variables: Variables }[] = [];
+    if (work.changed.size === 0) return out;
+    const fresh = new Set(work.push.map((j) => j.key));
+    for (const [instanceKey, account] of work.changed) {
+      const instance = this.hot.get(instanceKey)?.instance;
+      if (instance === undefined) continue;
+      for (const job of Object.values(instance.jobs)) {
+        if (job.state !== 'ACTIVATABLE' || fresh.has(job.key)) continue;
+        out.push({ account, jobKey: job.key, variables: { ...visibleVariables(instance, job.elementInstanceKey) } });
+      }
+    }
+    return out;
+  }
+}

@@ -1,0 +1,79 @@
+// The leader's hot instance cache: the partition's active instances, kept
+// in memory between batches so most commands are applied without reading
+// Postgres, and which instance owns each of their jobs (a job command names
+// only its job). Loaded at recovery; an instance not in memory is read on
+// demand and kept while it is active. Forgotten only once a batch that
+// ended it is published (publish.ts), and wholesale after any failure.
+import type { ProcessInstance } from '../../runtime/types.ts';
+import type { Store } from '../../store/index.ts';
+
+export interface Hot {
+  account: string;
+  instance: ProcessInstance;
+  parentKey: string | null;
+}
+
+export class HotInstances {
+  private readonly hot = new Map<string, Hot>();
+  private readonly jobOwners = new Map<string, string>();
+
+  constructor(private readonly store: Store) {}
+
+  get(instanceKey: string): Hot | undefined {
+    return this.hot.get(instanceKey);
+  }
+
+  /** The instance owning `jobKey`, if it is in memory. */
+  ownerOf(jobKey: string): string | undefined {
+    return this.jobOwners.get(jobKey);
+  }
+
+  /** The instance owning `jobKey`: from memory, else from the job's row. */
+  async instanceOfJob(account: string, jobKey: string): Promise<string | undefined> {
+    return this.jobOwners.get(jobKey) ?? (await this.store.jobs.getJob(account, jobKey))?.instanceKey;
+  }
+
+  remember(account: string, instance: ProcessInstance, parentKey: string | null): void {
+    this.hot.set(instance.key, { account, instance, parentKey });
+    for (const jobKey of Object.keys(instance.jobs)) this.jobOwners.set(jobKey, instance.key);
+  }
+
+  /** Keeps an instance a batch applied a command to (a new one, or one loaded but not kept). */
+  keep(account: string, instance: ProcessInstance, parentKey: string | null): void {
+    if (!this.hot.has(instance.key)) this.hot.set(instance.key, { account, instance, parentKey });
+  }
+
+  /** Records that `instanceKey` owns `jobKey`; whether the job was known already. */
+  ownJob(jobKey: string, instanceKey: string): boolean {
+    const existed = this.jobOwners.has(jobKey);
+    this.jobOwners.set(jobKey, instanceKey);
+    return existed;
+  }
+
+  dropJob(jobKey: string): void {
+    this.jobOwners.delete(jobKey);
+  }
+
+  forget(instanceKey: string): void {
+    const hot = this.hot.get(instanceKey);
+    if (hot === undefined) return;
+    for (const jobKey of Object.keys(hot.instance.jobs)) this.jobOwners.delete(jobKey);
+    this.hot.delete(instanceKey);
+  }
+
+  clear(): void {
+    this.hot.clear();
+    this.jobOwners.clear();
+  }
+
+  /** The instance from memory, else from Postgres (kept when still active); undefined when missing or another account's. */
+  async load(account: string, instanceKey: string): Promise<Hot | undefined> {
+    const hot = this.hot.get(instanceKey);
+    if (hot !== undefined) return hot.account === account ? hot : undefined;
+    const row = await this.store.instances.getInstance(account, instanceKey);
+    if (row === null) return undefined;
+    const loaded = { account, instance: row.document, parentKey: row.parentKey ?? null };
+    if (row.document.state === 'ACTIVE' || row.document.state === 'INCIDENT') this.remember(account, row.document, loaded.parentKey);
+    return loaded;
+  }
+}

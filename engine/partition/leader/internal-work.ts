@@ -1,0 +1,87 @@
+// Work for instances that does not come from the stream: due timers, the
+// messages an applied command sends to its parent or children, and child
+// starts. It is queued while a batch is built (the timer wheel, Effects)
+// and run in the same batch after the commands, as follow-ups.
+import { apply } from '../../runtime/apply.ts';
+import { childStartCommand, type StartChild } from '../../runtime/child-start.ts';
+import type { Command } from '../../runtime/types.ts';
+import { storableText } from '../../limits.ts';
+import type { EngineLog } from '../log.ts';
+import type { ModelCache } from '../model-cache.ts';
+import type { ArmedTimer } from '../timer-wheel.ts';
+import type { BatchWork } from './batch-work.ts';
+import type { Contexts } from './context.ts';
+import type { Effects } from './effects.ts';
+import type { Executor } from './execute.ts';
+import type { HotInstances } from './hot-instances.ts';
+import type { StartTimers } from './start-timers.ts';
+
+/** Work for an instance that does not come from the stream: timers, parent/child messages, child starts. */
+export type Internal =
+  | { kind: 'command'; account: string; instanceKey: string; command: Command }
+  | { kind: 'startChild'; account: string; parentKey: string; effect: StartChild }
+  | { kind: 'startTimer'; timer: ArmedTimer };
+
+/** What a due timer becomes. */
+export function timerWork(timer: ArmedTimer): Internal {
+  return timer.start !== undefined
+    ? { kind: 'startTimer', timer }
+    : { kind: 'command', account: timer.account, instanceKey: timer.instanceKey!, command: { type: 'fireTimer', timerKey: timer.key } };
+}
+
+/** The unit a timer firing is, for isolation (see Isolation.suspects); undefined for other internal work. */
+export function timerUnit(item: Internal): string | undefined {
+  if (item.kind === 'startTimer') return `timer:${item.timer.key}`;
+  if (item.kind === 'command' && item.command.type === 'fireTimer') return `timer:${item.command.timerKey}`;
+  return undefined;
+}
+
+export class InternalWork {
+  constructor(
+    private readonly partition: number,
+    private readonly models: ModelCache,
+    private readonly contexts: Contexts,
+    private readonly hot: HotInstances,
+    private readonly executor: Executor,
+    private readonly effects: Effects,
+    private readonly startTimers: StartTimers,
+    private readonly log: EngineLog,
+  ) {}
+
+  /** Runs one item; `why` says why its unit is condemned (a timer whose firing could not be stored). */
+  async run(item: Internal, work: BatchWork, why: string | undefined): Promise<void> {
+    if (item.kind === 'startTimer') {
+      await this.startTimers.fire(item.timer, work, why);
+      return;
+    }
+    if (item.kind === 'command') {
+      const hot = await this.hot.load(item.account, item.instanceKey);
+      // A message for an instance that has ended changes nothing.
+      if (hot === undefined) return;
+      if (why !== undefined && item.command.type === 'fireTimer') {
+        // A timer whose firing could not be stored: its instance is set aside, and the timer goes.
+        const owner = hot.instance.timers[item.command.timerKey]?.ownerKey;
+        this.log.warn(
+          { partition: this.partition, timerKey: item.command.timerKey, instanceKey: item.instanceKey, reason: why },
+          'timer rejected: its instance is set aside',
+        );
+        work.batch.timersDelete!.push(item.command.timerKey);
+        await this.executor.applyTo(
+          hot,
+          { type: 'setAside', message: storableText(`A timer of this instance could not be processed: ${why}.`), elementInstanceKey: owner },
+          work,
+        );
+        return;
+      }
+      await this.executor.applyTo(hot, item.command, work);
+      return;
+    }
+    const { effect, account, parentKey } = item;
+    const view = await this.models.view(account);
+    const version = view.latest.get(effect.bpmnProcessId);
+    if (version === undefined) return;
+    const ctx = (await this.contexts.load(account, { bpmnProcessId: effect.bpmnProcessId, version }, null))!;
+    const result = apply(null, childStartCommand(effect, parentKey, version), ctx);
+    if (result.ok) this.effects.settle(account, parentKey, result, work, ctx.model);
+  }
+}

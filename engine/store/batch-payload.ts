@@ -1,0 +1,143 @@
+// A batch as the commit statement reads it: sealing turns a Batch into JSON
+// text per payload field (short field names, every row tagged with its
+// partition, the last write per key), and the sealed batches of one group
+// commit are joined into the statement's one jsonb parameter. No query
+// builder runs on the write path: JSON.stringify is the only per-row work.
+import type { Batch, SealedBatch } from './batch-types.ts';
+import { encodeRecord, type StoredRecord } from './history-records.ts';
+
+export function sealBatch(batch: Batch): SealedBatch {
+  const parts = new Map<string, string>();
+  const rows = { i: 0, j: 0, t: 0 };
+  addBatch(batch, (name, items) => {
+    if (name === 'i' || name === 'j' || name === 't') rows[name] = items.length;
+    if (items.length > 0) parts.set(name, JSON.stringify(items).slice(1, -1));
+  });
+  return { partition: batch.partition, epoch: batch.epoch, parts, rows };
+}
+
+/**
+ * The batches as the statement reads them: short field names (the payload is
+ * parsed by Postgres once per statement), every row tagged with its
+ * partition `p`, arrays left out when empty; `f` holds the fences, each with
+ * its batch's row counts. Joined from the sealed texts, so nothing is
+ * serialised twice.
+ */
+export function payloadText(batches: readonly SealedBatch[]): string {
+  const fields = new Map<string, string[]>();
+  for (const batch of batches) {
+    for (const [name, text] of batch.parts) (fields.get(name) ?? fields.set(name, []).get(name)!).push(text);
+  }
+  let out = `{"f":${JSON.stringify(batches.map((b) => ({ p: b.partition, e: b.epoch, ...b.rows })))}`;
+  for (const [name, texts] of fields) out += `,"${name}":[${texts.join(',')}]`;
+  return `${out}}`;
+}
+
+/** Last write per key wins: a multi-row upsert may not touch one row twice. */
+function lastByKey<T>(items: T[], keyOf: (item: T) => string): T[] {
+  const map = new Map<string, T>();
+  for (const item of items) {
+    const k = keyOf(item);
+    map.delete(k);
+    map.set(k, item);
+  }
+  return [...map.values()];
+}
+
+function addBatch(batch: Batch, put: (name: string, items: unknown[]) => void): void {
+  const p = batch.partition;
+  // Key, process, version, state and times are read from the document by
+  // the statement: sent beside it they were a fifth of an instance row, and
+  // two ISO dates to format per row.
+  put(
+    'i',
+    lastByKey(batch.instances ?? [], (w) => w.document.key).map(({ account, document, parentKey }) => ({
+      p,
+      a: account,
+      pk: parentKey ?? document.parent?.instanceKey ?? null,
+      d: document,
+    })),
+  );
+  // One statement cannot upsert a row and then delete it, and the old
+  // two-step order (upserts, then deletes) ends with the row gone anyway:
+  // a key that is deleted is simply not upserted.
+  const jobsDeleted = new Set(batch.jobsDelete ?? []);
+  put(
+    'j',
+    lastByKey(batch.jobsUpsert ?? [], (j) => j.key)
+      .filter((j) => !jobsDeleted.has(j.key))
+      .map((j) => ({
+        p,
+        k: j.key,
+        a: j.account,
+        ik: j.instanceKey,
+        b: j.bpmnProcessId,
+        v: j.processVersion,
+        el: j.elementId,
+        ek: j.elementInstanceKey,
+        ty: j.type,
+        r: j.retries,
+        s: j.state,
+        w: j.worker ?? null,
+        h: j.customHeaders ?? {},
+        m: j.errorMessage ?? null,
+        at: j.activatedAt ?? null,
+      })),
+  );
+  put(
+    'jd',
+    [...jobsDeleted].map((k) => ({ p, k })),
+  );
+  const timersDeleted = new Set(batch.timersDelete ?? []);
+  put(
+    't',
+    lastByKey(batch.timersUpsert ?? [], (t) => t.key)
+      .filter((t) => !timersDeleted.has(t.key))
+      .map((t) => ({
+        p,
+        k: t.key,
+        a: t.account,
+        ik: t.instanceKey ?? null,
+        ok: t.ownerKey ?? null,
+        b: t.bpmnProcessId,
+        v: t.processVersion,
+        el: t.elementId,
+        due: t.dueAt,
+        sc: t.schedule,
+        f: t.firedCount ?? 0,
+      })),
+  );
+  put(
+    'td',
+    [...timersDeleted].map((k) => ({ p, k })),
+  );
+  put(
+    'x',
+    lastByKey(batch.incidentsInsert ?? [], (i) => i.key).map((i) => ({
+      p,
+      k: i.key,
+      a: i.account,
+      ik: i.instanceKey,
+      el: i.elementId,
+      ek: i.elementInstanceKey,
+      jk: i.jobKey ?? null,
+      ty: i.type,
+      m: i.message,
+      c: i.createdAt ?? null,
+    })),
+  );
+  // One row per instance: its records of this batch, in order, compactly (history-records.ts).
+  const history = new Map<string, { p: number; a: string; k: string; r: StoredRecord[] }>();
+  for (const w of batch.history ?? []) {
+    const row = history.get(w.instanceKey);
+    if (row === undefined) history.set(w.instanceKey, { p, a: w.account, k: w.instanceKey, r: [encodeRecord(w.record)] });
+    else row.r.push(encodeRecord(w.record));
+  }
+  put('h', [...history.values()]);
+  // An absent or null result is stored as jsonb null (coalesce below), not
+  // SQL NULL: "applied, answered nothing" is still applied.
+  put(
+    'c',
+    lastByKey(batch.commands ?? [], (c) => c.key).map((c) => ({ p, k: c.key, r: c.result ?? null })),
+  );
+}

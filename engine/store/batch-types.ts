@@ -1,0 +1,108 @@
+// What a partition leader's batch holds (the rows of one fenced commit,
+// commit-batch.ts) and what becomes of it: the write types the leader and
+// runtime-rows.ts build, the sealed form a batch takes before it is sent,
+// and a batch's outcome.
+import type { TimerSchedule } from '../timer/index.ts';
+import type { HistoryRecord, ProcessInstance } from '../runtime/types.ts';
+import type { StoredJobState } from './schema.ts';
+
+export interface InstanceWrite {
+  account: string;
+  /** The whole runtime document; key, process, version, state, root variables and times are read from it. */
+  document: ProcessInstance;
+  /** The calling instance; defaults to `document.parent.instanceKey`. */
+  parentKey?: string | null;
+}
+
+export interface JobWrite {
+  key: string;
+  account: string;
+  instanceKey: string;
+  bpmnProcessId: string;
+  processVersion: number;
+  elementId: string;
+  elementInstanceKey: string;
+  type: string;
+  retries: number;
+  state: StoredJobState;
+  worker?: string | null;
+  customHeaders?: Record<string, string>;
+  errorMessage?: string | null;
+  activatedAt?: Date | null;
+}
+
+export interface TimerWrite {
+  key: string;
+  account: string;
+  /** Absent for a timer start event. */
+  instanceKey?: string | null;
+  ownerKey?: string | null;
+  bpmnProcessId: string;
+  processVersion: number;
+  elementId: string;
+  dueAt: Date;
+  schedule: TimerSchedule;
+  firedCount?: number;
+}
+
+export interface IncidentWrite {
+  key: string;
+  account: string;
+  instanceKey: string;
+  elementId: string;
+  elementInstanceKey: string;
+  jobKey?: string | null;
+  type: string;
+  message: string;
+  createdAt?: Date;
+}
+
+export interface HistoryWrite {
+  account: string;
+  instanceKey: string;
+  record: HistoryRecord;
+}
+
+export interface CommandWrite {
+  /** The command's idempotency key. */
+  key: string;
+  /** What the command answered; returned as-is when the command is applied again. */
+  result: unknown;
+}
+
+export interface Batch {
+  partition: number;
+  /** The epoch of the caller's lease; the commit is refused unless it is still current. */
+  epoch: number;
+  instances?: InstanceWrite[];
+  jobsUpsert?: JobWrite[];
+  jobsDelete?: string[];
+  timersUpsert?: TimerWrite[];
+  timersDelete?: string[];
+  incidentsInsert?: IncidentWrite[];
+  /** In order; positions per instance continue from what is already stored. */
+  history?: HistoryWrite[];
+  commands?: CommandWrite[];
+}
+
+/** What became of one batch of a commitBatches call. */
+export type BatchOutcome = { ok: true } | { ok: false; /** The partition's current epoch (null: no such partition). */ epoch: number | null };
+
+/**
+ * A batch turned into its share of the statement's payload (JSON text per
+ * payload field). Sealing copies what the batch says at that moment, so the
+ * caller may go on changing the objects it was built from — the partition
+ * leader builds its next batch on the same instance documents while this
+ * one waits for its commit.
+ */
+export interface SealedBatch {
+  readonly partition: number;
+  readonly epoch: number;
+  /** Payload field → its rows as JSON, without the enclosing brackets. */
+  readonly parts: ReadonlyMap<string, string>;
+  /** Rows of the upserted fields: the statement checks that each was written (tenancy) against these. */
+  readonly rows: { readonly i: number; readonly j: number; readonly t: number };
+}
+
+/** What commitBatches takes: a batch, or one sealed beforehand. */
+export type CommitInput = Batch | SealedBatch;

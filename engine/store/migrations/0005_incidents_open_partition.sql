@@ -1,0 +1,1 @@
+CREATE INDEX "incidents_open_partition_idx" ON "incidents" USING btree ("partition") WHERE "incidents"."state" = 'OPEN';
