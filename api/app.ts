@@ -1,59 +1,47 @@
 // The whole service in one call: the durable engine, identity, credits and
-// mail behind the HTTP server. `orca start` and the API tests both come
-// through here, so what they run is the same wiring. close() lets in-flight
-// requests finish before the engine (and with it the store) goes away.
+// mail behind the HTTP server, built from one validated configuration
+// (api/config.ts) whose `engine` section goes to the engine as it is.
+// `orca start` and the API tests both come through here, so what they run
+// is the same wiring. close() lets in-flight requests finish before the
+// engine (and with it the store) goes away.
+import type { Tracer } from '@opentelemetry/api';
 import type { FastifyInstance } from 'fastify';
-import { createEngine, type Engine, type EngineConfig } from '../engine/partition/index.ts';
+import { createEngine, type Engine, type EngineOptions } from '../engine/index.ts';
+import type { AppConfig } from './config.ts';
 import type { ApiConfig, ApiContext } from './context.ts';
 import { createCredits, type CreditsService } from './credits/index.ts';
 import { createIdentity, type IdentityService } from './identity/index.ts';
-import { createMailer, type Mailer } from './mail/index.ts';
-import { rateLimitOptionsFromEnv } from './plugins/rate-limit.ts';
+import { consoleText, createMailer, type EchoedMail, type Mailer } from './mail/index.ts';
+import { engineMetrics } from './metrics/engine-metrics.ts';
+import { OrcaMetrics } from './metrics/orca-metrics.ts';
 import { buildServer, type ServerOptions } from './server.ts';
 
-export interface AppConfig {
-  /** Default 8080; 0 picks a free port. */
-  port?: number;
-  /** Default 0.0.0.0. */
-  host?: string;
-  databaseUrl?: string;
-  redisUrl?: string;
-  dataDir?: string;
-  schema?: string;
-  redisPrefix?: string;
-  partitions?: number;
-  role?: 'all' | 'api' | 'engine';
-  /** Absent → mail goes to the mail_outbox table and the log. */
-  smtpUrl?: string;
-  /** From address of outgoing mail. */
-  mailFrom?: string;
-  /** Base URL for links in mail; default http://localhost:<port> once listening. */
-  publicUrl?: string;
-  /** Opening balance of a new account (default 1,000). */
-  initialCredits?: number;
-  /** Largest request body in bytes (default 10 MiB). */
-  bodyLimit?: number;
-  logger?: boolean;
-  /** Rate limits and shutdown grace (api/server.ts). Default rate limits: from the environment, on this config's Redis and prefix. */
-  server?: Omit<ServerOptions, 'logger'>;
+/**
+ * What wires the service without being configuration (that is AppConfig,
+ * api/config.ts): hooks for tests and embedders.
+ */
+export interface AppOptions {
   /**
-   * Print whole outbox messages (API keys included) to stdout. Default: only
-   * in the embedded default (no DATABASE_URL, no SMTP_URL), where nobody else
-   * could read them.
+   * Show whole messages (API keys included) once, when there is no SMTP:
+   * true prints them to stdout, a function receives them (tests). The outbox
+   * table never keeps their secrets. Default: only in the embedded default
+   * (no DATABASE_URL, no SMTP_URL), where the console is the reader's own;
+   * otherwise a message carrying a key cannot be delivered without SMTP.
    */
-  mailEcho?: boolean;
-  /** Bearer token life (default 1800 s). */
-  tokenTtlSeconds?: number;
-  /** Signup link life (default 24 h). */
-  signupTtlSeconds?: number;
+  mailEcho?: boolean | ((mail: EchoedMail) => void);
   /** Clock for token and link expiry (tests). */
   clock?: () => Date;
-  /** Passed to the engine as they are. */
-  leaseMs?: EngineConfig['leaseMs'];
-  owner?: EngineConfig['owner'];
-  replyTimeoutMs?: EngineConfig['replyTimeoutMs'];
-  maxPendingCommands?: EngineConfig['maxPendingCommands'];
-  commandRetentionMs?: EngineConfig['commandRetentionMs'];
+  logger?: boolean;
+  /** Shutdown grace and, for tests, rate limits whole instead of the configured ones (api/server.ts). */
+  server?: Partial<Omit<ServerOptions, 'logger'>>;
+  /** The engine's shard identity and test hooks. */
+  engine?: EngineOptions;
+  /**
+   * Tracing on: the tracer of the OpenTelemetry SDK the caller started
+   * (api/tracing/sdk.ts; `orca start` does when OTEL_* ask for it). It
+   * traces requests and the engine; absent, nothing is traced.
+   */
+  tracer?: Tracer;
 }
 
 export interface App {
@@ -62,6 +50,8 @@ export interface App {
   identity: IdentityService;
   credits: CreditsService;
   mailer: Mailer;
+  /** The service's metrics; undefined when they are off. */
+  metrics: OrcaMetrics | undefined;
   /** The server's base URL; empty until listen() resolves. */
   readonly url: string;
   /** Starts listening; resolves to the base URL. */
@@ -70,40 +60,27 @@ export interface App {
   close(): Promise<void>;
 }
 
-export const DEFAULT_BODY_LIMIT = 10 * 1024 * 1024;
-
-export async function createApp(config: AppConfig = {}): Promise<App> {
-  const port = config.port ?? 8080;
-  const host = config.host ?? '0.0.0.0';
-  const engine = await createEngine({
-    databaseUrl: config.databaseUrl,
-    redisUrl: config.redisUrl,
-    dataDir: config.dataDir,
-    schema: config.schema,
-    redisPrefix: config.redisPrefix,
-    partitions: config.partitions,
-    role: config.role,
-    leaseMs: config.leaseMs,
-    owner: config.owner,
-    replyTimeoutMs: config.replyTimeoutMs,
-    maxPendingCommands: config.maxPendingCommands,
-    commandRetentionMs: config.commandRetentionMs,
-  });
+export async function createApp(config: AppConfig, options: AppOptions = {}): Promise<App> {
+  const { port, host } = config.http;
+  const metrics = config.metrics.enabled ? new OrcaMetrics({ processMetrics: config.metrics.processMetrics }) : undefined;
+  const engine = await createEngine(config.engine, { ...options.engine, metrics: metrics && engineMetrics(metrics), tracer: options.tracer });
+  metrics?.watch(engine);
   try {
     // Mutable: without PUBLIC_URL the links name the port we end up on.
     const apiConfig: ApiConfig = {
-      publicUrl: (config.publicUrl ?? `http://localhost:${port}`).replace(/\/+$/, ''),
-      bodyLimit: config.bodyLimit ?? DEFAULT_BODY_LIMIT,
+      publicUrl: (config.http.publicUrl ?? `http://localhost:${port}`).replace(/\/+$/, ''),
+      bodyLimit: config.http.bodyLimit,
     };
-    const embeddedDefault = !config.databaseUrl && !config.smtpUrl;
+    const embeddedDefault = !config.engine.databaseUrl && !config.mail.smtpUrl;
+    const echo = options.mailEcho ?? embeddedDefault;
     // The mailer logs through the server's logger, which exists only later.
     const logTo: { server?: FastifyInstance } = {};
     const mailer = createMailer({
       outbox: engine.store.mailOutbox,
-      smtpUrl: config.smtpUrl,
-      from: config.mailFrom,
+      smtpUrl: config.mail.smtpUrl,
+      from: config.mail.from,
       log: (fields, message) => logTo.server?.log.info(fields, message),
-      echo: (config.mailEcho ?? embeddedDefault) ? (text) => void process.stdout.write(text) : undefined,
+      echo: typeof echo === 'function' ? echo : echo ? (mail) => void process.stdout.write(consoleText(mail)) : undefined,
     });
     const identity = createIdentity({
       store: engine.store,
@@ -111,19 +88,22 @@ export async function createApp(config: AppConfig = {}): Promise<App> {
       mailer,
       config: {
         publicUrl: () => apiConfig.publicUrl,
-        initialCredits: config.initialCredits,
-        tokenTtlSeconds: config.tokenTtlSeconds,
-        signupTtlSeconds: config.signupTtlSeconds,
-        now: config.clock,
+        ...config.accounts,
+        now: options.clock,
       },
     });
-    const credits = createCredits({ store: engine.store, initialBalance: config.initialCredits });
-    const ctx: ApiContext = { engine, identity, credits, config: apiConfig };
+    const credits = createCredits({
+      store: engine.store,
+      initialBalance: config.accounts.initialCredits,
+      counted: metrics && { charged: (n) => metrics.creditsCharged.inc(n), refunded: (n) => metrics.creditsRefunded.inc(n) },
+    });
+    const ctx: ApiContext = { engine, identity, credits, config: apiConfig, metrics };
     const app = await buildServer(ctx, {
-      ...config.server,
-      logger: config.logger,
-      // The buckets belong beside this installation's other Redis keys, not wherever the environment points.
-      rateLimit: config.server?.rateLimit ?? { ...rateLimitOptionsFromEnv(process.env), redisUrl: config.redisUrl, prefix: config.redisPrefix ?? 'orca:' },
+      ...options.server,
+      logger: options.logger,
+      tracer: options.tracer,
+      // The buckets belong beside this installation's other Redis keys.
+      rateLimit: options.server?.rateLimit ?? { ...config.rateLimit, redisUrl: config.engine.redisUrl, prefix: config.engine.redisPrefix },
     });
     logTo.server = app;
 
@@ -135,6 +115,7 @@ export async function createApp(config: AppConfig = {}): Promise<App> {
       identity,
       credits,
       mailer,
+      metrics,
       get url() {
         return url;
       },
@@ -143,7 +124,7 @@ export async function createApp(config: AppConfig = {}): Promise<App> {
         const actual = new URL(address);
         if (host === '0.0.0.0' || host === '::') actual.hostname = 'localhost';
         url = actual.origin;
-        if (config.publicUrl === undefined) apiConfig.publicUrl = url;
+        if (config.http.publicUrl === undefined) apiConfig.publicUrl = url;
         return url;
       },
       close() {

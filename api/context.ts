@@ -1,6 +1,7 @@
 // What route modules get to work with. Identity and Credits are interfaces
 // so the HTTP layer does not care how keys are stored or credits counted.
-import type { Engine } from '../engine/partition/index.ts';
+import type { Engine } from '../engine/index.ts';
+import type { OrcaMetrics } from './metrics/orca-metrics.ts';
 
 export interface Identity {
   /**
@@ -34,6 +35,8 @@ export interface ApiContext {
   identity: Identity;
   credits: Credits;
   config: ApiConfig;
+  /** Absent when metrics are off (ORCA_METRICS=off): no /metrics route, nothing timed. */
+  metrics?: OrcaMetrics;
 }
 
 declare module 'fastify' {

@@ -15,9 +15,13 @@ export type ProblemCode =
   | 'FORBIDDEN'
   | 'NOT_FOUND'
   | 'CONFLICT'
+  | 'IDEMPOTENCY_KEY_REUSED'
+  | 'REQUEST_TIMEOUT'
   | 'PAYLOAD_TOO_LARGE'
+  | 'URI_TOO_LONG'
   | 'UNSUPPORTED_MEDIA_TYPE'
   | 'RATE_LIMITED'
+  | 'HEADERS_TOO_LARGE'
   | 'UNAVAILABLE'
   | 'INTERNAL';
 
@@ -28,9 +32,13 @@ const STATUS: Record<ProblemCode, number> = {
   FORBIDDEN: 403,
   NOT_FOUND: 404,
   CONFLICT: 409,
+  IDEMPOTENCY_KEY_REUSED: 409,
+  REQUEST_TIMEOUT: 408,
   PAYLOAD_TOO_LARGE: 413,
+  URI_TOO_LONG: 414,
   UNSUPPORTED_MEDIA_TYPE: 415,
   RATE_LIMITED: 429,
+  HEADERS_TOO_LARGE: 431,
   UNAVAILABLE: 503,
   INTERNAL: 500,
 };
@@ -42,9 +50,13 @@ const TITLE: Record<ProblemCode, string> = {
   FORBIDDEN: 'Not yours',
   NOT_FOUND: 'Not found',
   CONFLICT: 'Wrong state',
+  IDEMPOTENCY_KEY_REUSED: 'Idempotency key reused',
+  REQUEST_TIMEOUT: 'Request timeout',
   PAYLOAD_TOO_LARGE: 'Payload too large',
+  URI_TOO_LONG: 'URI too long',
   UNSUPPORTED_MEDIA_TYPE: 'Unsupported media type',
   RATE_LIMITED: 'Too many requests',
+  HEADERS_TOO_LARGE: 'Request headers too large',
   UNAVAILABLE: 'Temporarily unavailable',
   INTERNAL: 'Internal error',
 };

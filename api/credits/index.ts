@@ -11,9 +11,21 @@
 // go together in the next one. A busy account then pays one round trip and
 // one turn of its row lock per group instead of per charge, and nobody waits
 // longer than the statement ahead of them. Charges of one group are decided
-// in arrival order, as if each had run alone.
-import type { Charge, ChargeResult, Db, LedgerEntry, Page, PageRequest, Store } from '../../engine/store/index.ts';
-import { ledgerRepository } from '../../engine/store/index.ts';
+// in arrival order, as if each had run alone. A statement that fails for
+// something other than the database being away (a value the store refuses)
+// wrote nothing, so its charges are sent again one by one: only the charge
+// at fault fails, never the others that happened to share its statement.
+import {
+  type Charge,
+  type ChargeResult,
+  type Db,
+  type LedgerEntry,
+  ledgerRepository,
+  type Page,
+  type PageRequest,
+  type Store,
+  StoreUnavailableError,
+} from '../../engine/index.ts';
 import type { Credits } from '../context.ts';
 import { ApiError } from '../problem.ts';
 
@@ -31,6 +43,8 @@ export interface CreateCreditsOptions {
   store?: Pick<Store, 'ledger'>;
   db?: Db;
   initialBalance?: number;
+  /** Told of every credit granted and refunded (the metrics). */
+  counted?: { charged(amount: number): void; refunded(amount: number): void };
 }
 
 const services = new WeakSet<Credits>();
@@ -67,16 +81,32 @@ export function createCredits(options: CreateCreditsOptions): CreditsService {
 
   // Sends `group`, then whatever queued meanwhile, until nothing is left.
   const flush = async (account: string, group: Queued[]): Promise<void> => {
-    for (let next = group; next.length > 0; ) {
+    for (let next = group; next.length > 0;) {
       try {
-        const results = await repo.chargeMany(account, next.map((q) => q.charge));
+        const results = await repo.chargeMany(
+          account,
+          next.map((q) => q.charge),
+        );
         next.forEach((q, i) => q.resolve(results[i]));
       } catch (error) {
-        for (const q of next) q.reject(error);
+        if (next.length === 1 || error instanceof StoreUnavailableError) for (const q of next) q.reject(error);
+        else await oneByOne(account, next);
       }
       next = waiting.get(account) ?? [];
       if (next.length === 0) waiting.delete(account);
       else waiting.set(account, []);
+    }
+  };
+
+  // In arrival order, so each is still decided as if it had run alone.
+  const oneByOne = async (account: string, group: Queued[]): Promise<void> => {
+    for (const q of group) {
+      try {
+        const [result] = await repo.chargeMany(account, [q.charge]);
+        q.resolve(result);
+      } catch (error) {
+        q.reject(error);
+      }
     }
   };
 
@@ -89,13 +119,18 @@ export function createCredits(options: CreateCreditsOptions): CreditsService {
       const movement = await submit(account, { amount, reason, reference });
       if (!movement.granted) {
         const balance = movement.balance ?? 0;
-        throw new ApiError('OUT_OF_CREDITS', `This needs ${amount} credit${amount === 1 ? '' : 's'} and the account has ${balance}.`, { balance, required: amount });
+        throw new ApiError('OUT_OF_CREDITS', `This needs ${amount} credit${amount === 1 ? '' : 's'} and the account has ${balance}.`, {
+          balance,
+          required: amount,
+        });
       }
+      options.counted?.charged(amount);
       let undone = false;
       return async () => {
         if (undone) return;
         undone = true;
         await repo.credit(account, amount, `refund: ${reason}`, reference ?? `ledger:${movement.id}`);
+        options.counted?.refunded(amount);
       };
     },
 

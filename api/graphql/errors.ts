@@ -7,15 +7,18 @@ import type { FastifyBaseLogger } from 'fastify';
 import { GraphQLError, type ExecutionResult, type GraphQLFormattedError } from 'graphql';
 import mercurius from 'mercurius';
 import type { z } from 'zod';
-import { InvalidCursorError } from '../../engine/store/index.ts';
+import { InvalidCursorError } from '../../engine/index.ts';
 import { toApiError } from '../plugins/errors.ts';
-import { ApiError, type FieldError } from '../problem.ts';
+import { ApiError } from '../problem.ts';
+import { inputErrors } from '../validation.ts';
 
 export function toGraphqlError(error: unknown, log: FastifyBaseLogger): GraphQLError {
   if (error instanceof GraphQLError) return error;
   const apiError =
     error instanceof InvalidCursorError
-      ? new ApiError('INVALID_INPUT', 'The cursor was not handed out by this list; start again without one.', { errors: [{ field: 'cursor', message: 'not a cursor of this list' }] })
+      ? new ApiError('INVALID_INPUT', 'The cursor was not handed out by this list; start again without one.', {
+          errors: [{ field: 'cursor', message: 'not a cursor of this list' }],
+        })
       : toApiError(error);
   if (apiError.code === 'INTERNAL') log.error({ err: error }, 'unhandled error in a GraphQL resolver');
   const { retryAfterSeconds, ...extra } = apiError.extra;
@@ -29,11 +32,14 @@ export function toGraphqlError(error: unknown, log: FastifyBaseLogger): GraphQLE
   });
 }
 
-/** Validates resolver arguments with zod: a failure is INVALID_INPUT naming each argument. */
+/**
+ * Validates resolver arguments with zod and the limits of engine/limits.ts
+ * (a string literal in the document can spell a NUL as \u0000): a failure is
+ * INVALID_INPUT naming each argument.
+ */
 export function parseArgs<S extends z.ZodType>(schema: S, args: unknown): z.output<S> {
-  const result = schema.safeParse(args);
-  if (result.success) return result.data;
-  const errors: FieldError[] = result.error.issues.map((issue) => ({ field: issue.path.map(String).join('.') || 'arguments', message: issue.message }));
+  const { errors, data } = inputErrors(schema, args, '');
+  if (errors.length === 0) return data as z.output<S>;
   throw new ApiError('INVALID_INPUT', `Invalid arguments: ${errors.map((e) => `${e.field}: ${e.message}`).join('; ')}.`, { errors });
 }
 

@@ -5,10 +5,11 @@
 // difference from REST (SPEC.md: GraphQL completeTask is free).
 import type { FastifyReply } from 'fastify';
 import { z } from 'zod';
-import type { IncidentRecord, InstanceSummary } from '../../engine/store/index.ts';
+import type { IncidentRecord, InstanceSummary } from '../../engine/index.ts';
 import type { ApiContext } from '../context.ts';
 import { ApiError } from '../problem.ts';
 import { incidentView, instanceSummary } from '../services/instances.ts';
+import { idSchema } from '../services/ids.ts';
 import { keySchema } from '../services/keys.ts';
 import { completeTask, getTask, listTasks, type TaskView } from '../services/tasks.ts';
 import { variablesSchema } from '../services/variables.ts';
@@ -32,15 +33,15 @@ const key = keySchema;
 
 const tasksArgs = z.object({
   state: z.enum(['CREATED', 'FAILED']).nullish(),
-  assignee: z.string().min(1).max(255).nullish(),
+  assignee: idSchema.nullish(),
   processInstanceKey: key.nullish(),
-  bpmnProcessId: z.string().min(1).max(255).nullish(),
+  bpmnProcessId: idSchema.nullish(),
   limit,
   cursor,
 });
 const instancesArgs = z.object({
   state: z.enum(['ACTIVE', 'COMPLETED', 'TERMINATED', 'INCIDENT']).nullish(),
-  bpmnProcessId: z.string().min(1).max(255).nullish(),
+  bpmnProcessId: idSchema.nullish(),
   limit,
   cursor,
 });

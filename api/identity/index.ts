@@ -4,11 +4,9 @@
 // account routes reach the wider `IdentityService` through
 // identityServiceOf(), so a server built with another Identity (a test
 // double) simply does not offer signup, token and rotation routes.
-import type { Notices } from '../../engine/queue/index.ts';
-import type { Db, Store } from '../../engine/store/index.ts';
-import { identityRepository } from '../../engine/store/index.ts';
+import { type Db, identityRepository, type Notices, type Store } from '../../engine/index.ts';
 import type { Identity } from '../context.ts';
-import type { Mailer } from '../mail/index.ts';
+import { MailUndeliverableError, type Mailer } from '../mail/index.ts';
 import { ApiError } from '../problem.ts';
 import { AuthCache } from './auth-cache.ts';
 import { alreadyRegisteredMessage, confirmationMessage, welcomeMessage } from './messages.ts';
@@ -43,6 +41,17 @@ export interface IdentityService extends Identity {
   rotateKey(apiKey: string): Promise<{ account: string; newKey: string } | null>;
   /** The address the account signed up with. */
   emailOf(account: string): Promise<string | null>;
+}
+
+/** A message that could not go out, as the client hears of it: later, or not until the operator sets up mail. */
+function mailFailure(error: unknown, transient: string): ApiError {
+  if (error instanceof MailUndeliverableError) {
+    return new ApiError(
+      'UNAVAILABLE',
+      'This server has no way to send mail (no SMTP_URL is set), so it cannot deliver a confirmation link or an API key. Ask its operator.',
+    );
+  }
+  return new ApiError('UNAVAILABLE', transient, { retryAfterSeconds: 60 });
 }
 
 export interface CreateIdentityOptions {
@@ -152,14 +161,15 @@ export function createIdentity(options: CreateIdentityOptions): IdentityService 
       const link = `${publicUrl()}/api/signup/confirm?token=${encodeURIComponent(token)}`;
       try {
         await mailer.send({ to: email, ...confirmationMessage(link, Math.round(signupTtlSeconds / 3_600)), secrets: [token] });
-      } catch {
+      } catch (error) {
         // The unsent link simply expires unused.
-        throw new ApiError('UNAVAILABLE', 'The confirmation message could not be sent. Try again shortly.', { retryAfterSeconds: 60 });
+        throw mailFailure(error, 'The confirmation message could not be sent. Try again shortly.');
       }
     },
 
     async confirmSignup(token) {
-      if (kindOf(token) !== 'signupToken') throw new ApiError('NOT_FOUND', 'This confirmation link is not valid. Copy the whole link from the message, or sign up again.');
+      if (kindOf(token) !== 'signupToken')
+        throw new ApiError('NOT_FOUND', 'This confirmation link is not valid. Copy the whole link from the message, or sign up again.');
       const tokenHash = hashSecret(token);
       const key = newKey();
       const result = await repo.confirmSignup(tokenHash, now(), { account: newId('acc_'), openingBalance, key: { id: key.id, hash: key.hash } });
@@ -178,13 +188,13 @@ export function createIdentity(options: CreateIdentityOptions): IdentityService 
         case 'reissued':
           try {
             await sendWelcome(result.email, key.secret);
-          } catch {
+          } catch (error) {
             // The key exists only in the message that failed: withdraw it and
             // let the same link be used again once mail works.
             await repo.retireKey(key.id, now());
             await retired(key.id);
             await repo.releaseSignup(tokenHash);
-            throw new ApiError('UNAVAILABLE', 'Your account is ready but the message with its API key could not be sent. Open the same link again shortly.', { retryAfterSeconds: 60 });
+            throw mailFailure(error, 'Your account is ready but the message with its API key could not be sent. Open the same link again shortly.');
           }
           return { email: result.email, outcome: 'created' };
       }
@@ -196,7 +206,12 @@ export function createIdentity(options: CreateIdentityOptions): IdentityService 
       const key = await repo.findKey(hash);
       if (!key || !sameHash(key.hash, hash)) return null;
       const accessToken = newSecret('accessToken');
-      await repo.insertToken({ hash: hashSecret(accessToken), account: key.account, keyId: key.id, expiresAt: new Date(now().getTime() + tokenTtlSeconds * 1_000) });
+      await repo.insertToken({
+        hash: hashSecret(accessToken),
+        account: key.account,
+        keyId: key.id,
+        expiresAt: new Date(now().getTime() + tokenTtlSeconds * 1_000),
+      });
       return { accessToken, expiresIn: tokenTtlSeconds };
     },
 

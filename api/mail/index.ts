@@ -1,23 +1,47 @@
-// Outgoing mail. Every message becomes a row in the mail outbox first. With
-// SMTP_URL it is then sent by nodemailer and the row marked sent; the stored
-// copy has its secrets (keys, confirmation tokens) blanked, because the mail
-// server is the only place they belong. Without SMTP_URL the outbox is the
-// mailbox: the row keeps the whole text, the log says a message is waiting,
-// and in the embedded default the text is also printed to stdout so a
-// newcomer can follow signup end to end without any mail server.
+// Outgoing mail. Every message becomes a row in the mail outbox, the record
+// of what was sent and when, which never holds a message's secrets (API
+// keys, confirmation tokens: DESIGN §5 keeps them only as hashes); they are
+// blanked in the stored copy and travel only to the reader. With SMTP_URL
+// the reader's mailbox gets the whole message by nodemailer and the row is
+// marked sent. Without it, the embedded default prints the whole message
+// once to stdout (`echo`), so a newcomer can follow signup end to end
+// without any mail server. With neither there is no one to give a secret
+// to: such a message is refused (MailUndeliverableError) and nothing is
+// stored, while messages without secrets still go to the outbox and the log.
 import nodemailer, { type Transporter } from 'nodemailer';
 
 export interface MailMessage {
   to: string;
   subject: string;
   text: string;
-  /** Substrings that must not reach the log, nor the stored copy of a message sent by SMTP. */
+  /** Substrings that must reach only the reader: never the log, never the stored copy. */
   secrets?: string[];
+}
+
+/** A message as printed once in the embedded default, whole. */
+export interface EchoedMail {
+  id: number;
+  to: string;
+  subject: string;
+  text: string;
+}
+
+/** How the embedded default prints a message on the console. */
+export function consoleText(mail: EchoedMail): string {
+  return `\n--- mail ${mail.id} to ${mail.to}: ${mail.subject}\n${mail.text}\n---\n`;
+}
+
+/** No SMTP_URL and no console to print to: a message carrying a secret has no reader. */
+export class MailUndeliverableError extends Error {
+  override readonly name = 'MailUndeliverableError';
+  constructor() {
+    super('no SMTP_URL: a message carrying a secret cannot be delivered and is not stored');
+  }
 }
 
 export interface Mailer {
   readonly mode: 'smtp' | 'outbox';
-  /** Stores and (with SMTP) sends; rejects when SMTP refuses, the row then stays unsent. */
+  /** Stores (without secrets) and delivers; rejects when SMTP refuses (the row then stays unsent) or no one can read a secret. */
   send(message: MailMessage): Promise<{ id: number }>;
   close(): Promise<void>;
 }
@@ -36,13 +60,13 @@ export interface MailerOptions {
   from?: string;
   /** Operator log; never receives secrets. */
   log?: (fields: Record<string, unknown>, message: string) => void;
-  /** Prints whole messages (with their secrets) — only for the embedded default. */
-  echo?: (text: string) => void;
+  /** Shows whole messages (with their secrets) to their reader — only in the embedded default. */
+  echo?: (message: EchoedMail) => void;
   /** SMTP connection and greeting timeouts (ms). */
   timeoutMs?: number;
 }
 
-export const REDACTED = '[sent by mail, not stored]';
+export const REDACTED = '[delivered once, not stored]';
 
 export function redact(text: string, secrets: readonly string[] = []): string {
   let out = text;
@@ -66,9 +90,13 @@ export function createMailer(options: MailerOptions): Mailer {
 
     async send(message) {
       if (!transport) {
-        const id = await outbox.add({ to: message.to, subject: message.subject, body: message.text });
-        log({ mailId: id, to: message.to, subject: message.subject }, 'no SMTP_URL: message stored in the mail_outbox table');
-        echo?.(`\n--- mail ${id} to ${message.to}: ${message.subject}\n${message.text}\n---\n`);
+        if (!echo && (message.secrets ?? []).some((secret) => secret !== '')) {
+          log({ to: message.to, subject: message.subject }, 'no SMTP_URL: a message carrying a secret cannot be delivered; set SMTP_URL');
+          throw new MailUndeliverableError();
+        }
+        const id = await outbox.add({ to: message.to, subject: message.subject, body: redact(message.text, message.secrets) });
+        log({ mailId: id, to: message.to, subject: message.subject }, 'no SMTP_URL: message stored in the mail_outbox table without its secrets');
+        echo?.({ id, to: message.to, subject: message.subject, text: message.text });
         return { id };
       }
       const id = await outbox.add({ to: message.to, subject: message.subject, body: redact(message.text, message.secrets) });

@@ -3,8 +3,10 @@
 // schemas that validate requests describe them here, so the document cannot
 // drift from what the server accepts. Errors share one Problem schema;
 // authenticated routes list the three ways to send the API key; credits a
-// route charges and opt-in extensions (DESIGN §6) are marked.
+// route charges and opt-in extensions (DESIGN §6) are marked, the
+// Idempotency-Key header of the routes that take it included.
 import { z } from 'zod';
+import { IDEMPOTENCY_HEADER, IDEMPOTENCY_KEY_PATTERN, MAX_IDEMPOTENCY_KEY_LENGTH } from '../services/idempotency.ts';
 import { routes, type RouteSpec } from './route.ts';
 
 type Json = Record<string, unknown>;
@@ -15,8 +17,8 @@ export const API_VERSION = '1.0.0';
 const PROBLEM_REF = { $ref: '#/components/schemas/Problem' };
 
 const STATUS_TEXT: Record<number, string> = {
-  400: 'Invalid input; `errors` lists each failing field.',
-  401: 'Missing, unknown, retired or expired credential.',
+  400: 'Invalid input; `errors` lists each failing field. Every string refuses NUL and lone UTF-16 surrogates; variables nest at most 64 levels; ids are at most 255 characters (the limits: docs/api.md).',
+  401: 'Missing, unknown, retired or expired credential; `WWW-Authenticate` names the ways to send one.',
   402: 'Out of credits; nothing was done.',
   403: 'Not yours.',
   404: 'Not found (or not yours).',
@@ -28,10 +30,30 @@ const STATUS_TEXT: Record<number, string> = {
   503: 'Temporarily unavailable (backpressure or a dependency down); retry after `Retry-After` seconds.',
 };
 
+const WWW_AUTHENTICATE = {
+  description: 'The ways to authenticate (RFC 9110 §11.6.1), e.g. `Bearer realm="orca", ApiKey realm="orca", header="X-API-Key"`.',
+  schema: { type: 'string' },
+};
+
 const RETRY_AFTER = {
   description: 'Seconds to wait before retrying.',
   schema: { type: 'integer', minimum: 0 },
 };
+
+/** The Idempotency-Key header of the routes that take one (an extension, DESIGN §6). */
+const IDEMPOTENCY_KEY_PARAMETER: Json = {
+  name: IDEMPOTENCY_HEADER,
+  in: 'header',
+  required: false,
+  description:
+    'Extension: a key of your choosing (e.g. a UUID) that makes a retry safe. The same key with the same request answers the first result, status and body, ' +
+    'for at least the command retention (24 hours by default) and changes nothing again (nor charges again); the same key with a different request is a 409 `IDEMPOTENCY_KEY_REUSED`. ' +
+    'Keys belong to the account: starts share one space, deploys another, each job (or task) has its own. 1 to 255 printable ASCII characters (400 otherwise).',
+  schema: { type: 'string', minLength: 1, maxLength: MAX_IDEMPOTENCY_KEY_LENGTH, pattern: IDEMPOTENCY_KEY_PATTERN },
+  'x-orca-extension': true,
+};
+
+const KEY_REUSED_TEXT = ' Extension: or `IDEMPOTENCY_KEY_REUSED`, the Idempotency-Key was used before for a different request (nothing was done).';
 
 const problemSchema: Json = {
   type: 'object',
@@ -64,7 +86,12 @@ const problemSchema: Json = {
 
 const securitySchemes: Json = {
   apiKeyHeader: { type: 'apiKey', in: 'header', name: 'X-API-Key', description: 'The account API key (or a short-lived token from POST /api/token).' },
-  bearer: { type: 'http', scheme: 'bearer', description: 'The API key or a short-lived token as Authorization: Bearer.' },
+  bearer: {
+    type: 'http',
+    scheme: 'bearer',
+    description:
+      'The API key or a short-lived token as Authorization: Bearer. A 401 answers with WWW-Authenticate: Bearer realm="orca", ApiKey realm="orca", header="X-API-Key".',
+  },
   apiKeyQuery: { type: 'apiKey', in: 'query', name: 'api_key', description: 'The API key as a query parameter (avoid: URLs end up in logs).' },
 };
 
@@ -72,7 +99,8 @@ const securitySchemes: Json = {
 const API_KEY_SECURITY = [{ apiKeyHeader: [] }, { bearer: [] }, { apiKeyQuery: [] }];
 
 const TAG_DESCRIPTIONS: Record<string, string> = {
-  extension: 'Opt-in capabilities beyond the documented service (a new route or a new optional field). Clients written against the documented behaviour never see them.',
+  extension:
+    'Opt-in capabilities beyond the documented service (a new route or a new optional field). Clients written against the documented behaviour never see them.',
 };
 
 /**
@@ -184,6 +212,7 @@ function parameters(spec: AnyRoute, collector: SchemaCollector, hint: string): J
   };
   if (spec.params) add('path', spec.params);
   if (spec.query) add('query', spec.query);
+  if (spec.idempotent) out.push(IDEMPOTENCY_KEY_PARAMETER);
   // OpenAPI requires every templated segment to be declared.
   for (const name of pathParamNames(spec.path)) {
     if (!declared.has(name)) out.push({ name, in: 'path', required: true, schema: { type: 'string' } });
@@ -223,6 +252,7 @@ function errorStatuses(spec: AnyRoute): number[] {
     statuses.add(429);
   }
   if (spec.credits) statuses.add(402);
+  if (spec.idempotent) statuses.add(409);
   if (spec.body || spec.rawBody) statuses.add(413);
   return [...statuses].filter((s) => s >= 400).sort((a, b) => a - b);
 }
@@ -235,8 +265,9 @@ function responses(spec: AnyRoute, collector: SchemaCollector, hint: string): Js
   const out: Json = { [String(status)]: success };
   for (const error of errorStatuses(spec)) {
     out[String(error)] = {
-      description: STATUS_TEXT[error] ?? 'Error.',
+      description: (STATUS_TEXT[error] ?? 'Error.') + (error === 409 && spec.idempotent ? KEY_REUSED_TEXT : ''),
       ...(error === 429 || error === 503 ? { headers: { 'Retry-After': RETRY_AFTER } } : {}),
+      ...(error === 401 ? { headers: { 'WWW-Authenticate': WWW_AUTHENTICATE } } : {}),
       content: { 'application/problem+json': { schema: PROBLEM_REF } },
     };
   }
@@ -284,7 +315,8 @@ export function buildOpenApiDocument(options: DocumentOptions = {}): Json {
       title: 'Orca workflow API',
       version: API_VERSION,
       description:
-        'BPMN 2.0 process orchestration over REST. Errors are RFC 9457 problem details (application/problem+json). Lists take `limit` and `cursor` and answer `{items, nextCursor}`. `x-orca-credits` on an operation is what it charges.',
+        'BPMN 2.0 process orchestration over REST. Errors are RFC 9457 problem details (application/problem+json), router errors included. Lists take `limit` and `cursor` and answer `{items, nextCursor}`. `x-orca-credits` on an operation is what it charges. ' +
+        'Limits on what a request may carry (docs/api.md): no string anywhere may contain NUL or a lone UTF-16 surrogate; the value of a variable nests at most 64 levels; at most 1,000 variables and 4 MiB of them per request; ids 1 to 255 characters; a path segment over 1,024 characters is a 414, a URL and headers over 16 KiB a 431.',
     },
     ...(options.serverUrl ? { servers: [{ url: options.serverUrl }] } : {}),
     tags: [...tags].sort().map((name) => ({ name, ...(TAG_DESCRIPTIONS[name] ? { description: TAG_DESCRIPTIONS[name] } : {}) })),

@@ -3,6 +3,8 @@
 // drift from what the server accepts (DESIGN §5).
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { z } from 'zod';
+import { EngineError } from '../../engine/index.ts';
+import { idempotencyKeyOf, idempotencyOf, keyedTimeout, type Idempotency } from '../services/idempotency.ts';
 import { parseInput } from '../validation.ts';
 
 export type Auth = 'none' | 'apiKey';
@@ -27,12 +29,20 @@ export interface RouteSpec<B extends z.ZodType | undefined, Q extends z.ZodType 
   rawBody?: { contentTypes: string[]; description: string };
   /** Credits this route charges (documented; the handler charges). */
   credits?: number;
+  /**
+   * Takes the optional Idempotency-Key header (an extension, documented with
+   * the 409 it may answer): a malformed key is a 400 before anything else,
+   * and the handler gets `idempotency` to hand the engine.
+   */
+  idempotent?: boolean;
 }
 
 export interface Parsed<B, Q, P> {
   body: B;
   query: Q;
   params: P;
+  /** The request's Idempotency-Key, on idempotent routes that got one. */
+  idempotency?: Idempotency;
 }
 
 type Out<S> = S extends z.ZodType ? z.output<S> : undefined;
@@ -47,18 +57,29 @@ export function route<B extends z.ZodType | undefined = undefined, Q extends z.Z
   spec: RouteSpec<B, Q, P>,
   handler: Handler<Out<B>, Out<Q>, Out<P>>,
 ): void {
-  if (!routes.some((r) => r.method === spec.method && r.path === spec.path)) routes.push(spec as RouteSpec<z.ZodType | undefined, z.ZodType | undefined, z.ZodType | undefined>);
+  if (!routes.some((r) => r.method === spec.method && r.path === spec.path))
+    routes.push(spec as RouteSpec<z.ZodType | undefined, z.ZodType | undefined, z.ZodType | undefined>);
   app.route({
     method: spec.method,
     url: spec.path,
     config: { auth: spec.auth },
     handler: async (request, reply) => {
-      const input = {
+      const key = spec.idempotent ? idempotencyKeyOf(request) : undefined;
+      // Query and path strings are held to the limits even where the route declares none.
+      const input: Parsed<Out<B>, Out<Q>, Out<P>> = {
         body: (spec.body ? parseInput(spec.body, request.body ?? {}, 'body') : undefined) as Out<B>,
-        query: (spec.query ? parseInput(spec.query, request.query ?? {}, 'query') : undefined) as Out<Q>,
-        params: (spec.params ? parseInput(spec.params, request.params ?? {}, 'params') : undefined) as Out<P>,
+        query: parseInput(spec.query, request.query ?? {}, 'query') as Out<Q>,
+        params: parseInput(spec.params, request.params ?? {}, 'params') as Out<P>,
       };
-      const result = await handler(input, request, reply);
+      if (key !== undefined) input.idempotency = idempotencyOf(key, spec.method, spec.path, input);
+      let result: unknown;
+      try {
+        result = await handler(input, request, reply);
+      } catch (err) {
+        // With a key, retrying is safe: the 503 says so (handlers with more to say answer it themselves).
+        if (key !== undefined && err instanceof EngineError && err.code === 'TIMEOUT') throw keyedTimeout('The change may still be applied.');
+        throw err;
+      }
       if (reply.sent) return reply;
       reply.code(spec.response.status);
       if (spec.response.contentType) reply.type(spec.response.contentType);

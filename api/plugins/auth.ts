@@ -6,6 +6,12 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Identity } from '../context.ts';
 import { ApiError } from '../problem.ts';
 
+/**
+ * The WWW-Authenticate challenge of every 401 (RFC 9110 §11.6.1): the key
+ * or a token as a bearer credential (RFC 6750), or the key in X-API-Key.
+ */
+export const AUTH_CHALLENGE = 'Bearer realm="orca", ApiKey realm="orca", header="X-API-Key"';
+
 export function credentialOf(request: FastifyRequest): string | undefined {
   const header = request.headers['x-api-key'];
   if (typeof header === 'string' && header !== '') return header;

@@ -5,7 +5,7 @@
 // up to `burst` tokens and refills at `perSecond`; each request takes one.
 import { readFileSync } from 'node:fs';
 import type { Redis, Result } from 'ioredis';
-import { QueueKeys } from '../../engine/queue/redis/keys.ts';
+import { QueueKeys } from '../../engine/index.ts';
 
 export interface BucketLimits {
   /** Tokens added per second. */
@@ -99,7 +99,12 @@ export class RedisTokenBuckets implements TokenBuckets {
   }
 
   async take(account: string, cost = 1): Promise<Take> {
-    const [allowed, remaining, retryAfterMs] = await this.#redis.orcaRateLimit(`${this.#keys.account(account)}rate`, this.#limits.perSecond, this.#limits.burst, cost);
+    const [allowed, remaining, retryAfterMs] = await this.#redis.orcaRateLimit(
+      `${this.#keys.account(account)}rate`,
+      this.#limits.perSecond,
+      this.#limits.burst,
+      cost,
+    );
     return { allowed: allowed === 1, remaining, retryAfterMs };
   }
 

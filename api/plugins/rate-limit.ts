@@ -11,42 +11,22 @@ import { ApiError } from '../problem.ts';
 import { LocalTokenBuckets, RedisTokenBuckets, type TokenBuckets } from './rate-limit-buckets.ts';
 
 export const rateLimitOptions = z.object({
-  /** Sustained requests per second per account; 0 turns the limit off. */
-  perSecond: z.number().min(0).default(1_000),
+  /** Sustained requests per second per account; 0 turns the limit off. (Defaults: the configuration's, api/config.ts.) */
+  perSecond: z.number().min(0),
   /** Requests an account may make at once after a quiet spell. */
-  burst: z.number().int().min(1).default(2_000),
+  burst: z.number().int().min(1),
   /** Absent: buckets in this process. */
-  redisUrl: z.string().regex(/^rediss?:\/\//, 'must be a redis:// or rediss:// URL').optional(),
+  redisUrl: z
+    .string()
+    .regex(/^rediss?:\/\//, 'must be a redis:// or rediss:// URL')
+    .optional(),
   /** Same prefix as the queues', so one installation's keys sit together. */
-  prefix: z.string().regex(/^[^{}\s]*$/, 'must not contain "{", "}" or whitespace').default('orca:'),
+  prefix: z.string().regex(/^[^{}\s]*$/, 'must not contain "{", "}" or whitespace'),
   /** How long a bucket lookup may take before the request passes unlimited. */
   redisTimeoutMs: z.number().int().min(1).default(500),
 });
 
 export type RateLimitOptions = z.input<typeof rateLimitOptions>;
-
-const blankAsUndefined = (value: string | undefined) => (value === undefined || value.trim() === '' ? undefined : value.trim());
-
-/**
- * Options from the environment: ORCA_RATE_LIMIT_PER_SECOND,
- * ORCA_RATE_LIMIT_BURST, REDIS_URL, ORCA_REDIS_PREFIX. Throws one message
- * naming every bad value.
- */
-export function rateLimitOptionsFromEnv(env: Record<string, string | undefined>): z.output<typeof rateLimitOptions> {
-  const number = (name: string) => {
-    const text = blankAsUndefined(env[name]);
-    return text === undefined ? undefined : Number(text);
-  };
-  const parsed = rateLimitOptions.safeParse({
-    perSecond: number('ORCA_RATE_LIMIT_PER_SECOND'),
-    burst: number('ORCA_RATE_LIMIT_BURST'),
-    redisUrl: blankAsUndefined(env.REDIS_URL),
-    prefix: blankAsUndefined(env.ORCA_REDIS_PREFIX),
-  });
-  if (parsed.success) return parsed.data;
-  const names: Record<string, string> = { perSecond: 'ORCA_RATE_LIMIT_PER_SECOND', burst: 'ORCA_RATE_LIMIT_BURST', redisUrl: 'REDIS_URL', prefix: 'ORCA_REDIS_PREFIX' };
-  throw new Error(`invalid rate limit configuration: ${parsed.error.issues.map((i) => `${names[String(i.path[0])] ?? i.path.join('.')}: ${i.message}`).join('; ')}`);
-}
 
 async function openBuckets(options: z.output<typeof rateLimitOptions>): Promise<TokenBuckets> {
   const limits = { perSecond: options.perSecond, burst: options.burst };
@@ -76,7 +56,7 @@ async function openBuckets(options: z.output<typeof rateLimitOptions>): Promise<
  * Adds the limit as a preHandler. Register it after the auth hook: it keys
  * on request.account, which only authenticated routes have.
  */
-export async function registerRateLimit(app: FastifyInstance, input: RateLimitOptions | false = {}): Promise<void> {
+export async function registerRateLimit(app: FastifyInstance, input: RateLimitOptions | false): Promise<void> {
   if (input === false) return;
   const options = rateLimitOptions.parse(input);
   if (options.perSecond === 0) return;

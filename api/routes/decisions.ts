@@ -3,11 +3,12 @@
 // precede evaluation; a deployed decision is then evaluated with input
 // variables. Listing and reading decisions fill gaps SPEC.md leaves.
 import { z } from 'zod';
-import { ModelRejected } from '../../engine/partition/index.ts';
-import type { DecisionVersionSummary } from '../../engine/store/index.ts';
+import { type DecisionVersionSummary, ModelRejected } from '../../engine/index.ts';
 import { route } from '../openapi/route.ts';
 import { ApiError } from '../problem.ts';
 import { evaluateDeployedDecision } from '../services/decisions.ts';
+import { keyedCommand, scopedKey } from '../services/idempotency.ts';
+import { idSchema } from '../services/ids.ts';
 import { readUploadedModel, rejectedModel, uploadQuery } from '../services/model-upload.ts';
 import { pageQuery, pageSchema, readPage } from '../services/pages.ts';
 import { variablesSchema } from '../services/variables.ts';
@@ -15,7 +16,7 @@ import type { RegisterRoutes } from './index.ts';
 
 const TAGS = ['decisions'];
 
-const decisionIdParams = z.object({ decisionId: z.string().min(1).max(255) });
+const decisionIdParams = z.object({ decisionId: idSchema });
 
 const decisionSchema = z.object({
   decisionId: z.string(),
@@ -27,7 +28,14 @@ const decisionSchema = z.object({
 });
 
 function decisionView(d: DecisionVersionSummary) {
-  return { decisionId: d.decisionId, decisionName: d.decisionName, version: d.version, resourceName: d.resourceName, checksum: d.checksum, deployedAt: d.deployedAt.toISOString() };
+  return {
+    decisionId: d.decisionId,
+    decisionName: d.decisionName,
+    version: d.version,
+    resourceName: d.resourceName,
+    checksum: d.checksum,
+    deployedAt: d.deployedAt.toISOString(),
+  };
 }
 
 export const register: RegisterRoutes = async (app, ctx) => {
@@ -40,19 +48,25 @@ export const register: RegisterRoutes = async (app, ctx) => {
       tags: TAGS,
       auth: 'apiKey',
       query: uploadQuery,
-      rawBody: { contentTypes: ['multipart/form-data', 'application/xml'], description: 'A multipart form with the file part `file`, or the raw DMN XML (then ?resourceName= is required).' },
+      rawBody: {
+        contentTypes: ['multipart/form-data', 'application/xml'],
+        description: 'A multipart form with the file part `file`, or the raw DMN XML (then ?resourceName= is required).',
+      },
       response: {
         status: 200,
         schema: z.object({ decisions: z.array(z.object({ decisionId: z.string(), version: z.number().int(), isNew: z.boolean(), resourceName: z.string() })) }),
       },
       errors: [400, 401, 413, 415],
       credits: 0,
+      idempotent: true,
     },
-    async ({ query }, request) => {
+    async ({ query, idempotency }, request) => {
       const upload = await readUploadedModel(request, query.resourceName, 'model.dmn');
       let deployed;
       try {
-        deployed = await ctx.engine.deployDecisions(request.account, upload.xml, upload.resourceName);
+        // Fingerprinted by the model and its name, however they were sent (multipart or raw).
+        const keyed = keyedCommand(idempotency, scopedKey.deploy, { xml: upload.xml, resourceName: upload.resourceName });
+        deployed = await ctx.engine.deployDecisions(request.account, upload.xml, upload.resourceName, keyed);
       } catch (err) {
         if (err instanceof ModelRejected) throw rejectedModel(err.problems, upload.field);
         throw err;

@@ -3,11 +3,13 @@
 // endpoint is declared through route() like every other, so the API-key
 // auth hook, the rate limit and problem+json apply to it unchanged and it
 // appears in the OpenAPI document. A well-formed request always answers 200
-// with `{data, errors}` (GraphQL over HTTP, application/json); only a body
-// that is not a GraphQL request at all is a 400 problem.
+// with `{data, errors}` (GraphQL over HTTP, application/json), a document
+// that does not parse included; only a body that is not a GraphQL request at
+// all (or breaks the limits of engine/limits.ts) is a 400 problem.
 import type { GraphQLError } from 'graphql';
 import mercurius from 'mercurius';
 import { z } from 'zod';
+import { documentErrors, maxDocumentDepth } from '../graphql/document.ts';
 import { formatExecutionErrors } from '../graphql/errors.ts';
 import { resolvers, type GraphqlContext } from '../graphql/resolvers.ts';
 import { typeDefs } from '../graphql/schema.ts';
@@ -16,6 +18,7 @@ import type { RegisterRoutes } from './index.ts';
 
 /** Deep enough for instance → incidents → processInstance → tasks; deeper nesting only multiplies queries. */
 const QUERY_DEPTH_LIMIT = 8;
+const MAX_DOCUMENT_DEPTH = maxDocumentDepth(QUERY_DEPTH_LIMIT);
 
 const graphqlRequest = z.object({
   query: z.string().min(1).max(100_000).describe('The GraphQL document.'),
@@ -45,6 +48,18 @@ function requestErrors(error: unknown): GraphQLError[] | undefined {
   return undefined;
 }
 
+/** A request GraphQL cannot run (syntax, validation, nesting): its errors, each INVALID_INPUT with the status REST would answer. */
+function invalidRequest(errors: readonly GraphQLError[]) {
+  return {
+    data: null,
+    errors: errors.map((e) => ({
+      message: e.message,
+      ...(e.locations ? { locations: e.locations } : {}),
+      extensions: { ...e.extensions, code: 'INVALID_INPUT', status: 400 },
+    })),
+  };
+}
+
 export const register: RegisterRoutes = async (app, ctx) => {
   await app.register(mercurius, {
     schema: typeDefs,
@@ -69,20 +84,16 @@ export const register: RegisterRoutes = async (app, ctx) => {
       errors: [400, 401],
     },
     async ({ body }, request, reply) => {
+      // Only a document that parses reaches mercurius (graphql/document.ts says why).
+      const unparsable = documentErrors(body.query, MAX_DOCUMENT_DEPTH);
+      if (unparsable !== undefined) return invalidRequest(unparsable);
       const context: Omit<GraphqlContext, 'reply'> = { account: request.account, api: ctx };
       try {
         return await reply.graphql(body.query, context, body.variables ?? undefined, body.operationName ?? undefined);
       } catch (error) {
         const errors = requestErrors(error);
         if (errors === undefined) throw error;
-        return {
-          data: null,
-          errors: errors.map((e) => ({
-            message: e.message,
-            ...(e.locations ? { locations: e.locations } : {}),
-            extensions: { ...e.extensions, code: 'INVALID_INPUT', status: 400 },
-          })),
-        };
+        return invalidRequest(errors);
       }
     },
   );

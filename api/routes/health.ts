@@ -1,15 +1,14 @@
 // Operations probes for Kubernetes: GET /healthz says the process is alive
 // (liveness: restart it if this fails), GET /readyz says this pod can serve
 // (readiness: take it out of the load balancer if not). Ready means
-// Postgres answers a query on Orca's own tables (so the schema is migrated)
-// and Redis, when configured, answers PING. A failing check is a 503 problem
+// Postgres answers a query on Orca's own tables (so the schema is migrated),
+// Redis, when configured, answers PING, and every partition this process
+// leads can commit. A failing check is a 503 problem
 // naming the dependency; the cause goes to the log, not to this
 // unauthenticated response, which must not leak hosts or SQL.
-import type { FastifyBaseLogger } from 'fastify';
+import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import type { Engine } from '../../engine/partition/index.ts';
-import type { RedisQueues } from '../../engine/queue/redis/redis-queues.ts';
-import { pendingMigrations, StoreUnavailableError } from '../../engine/store/index.ts';
+import { type Engine, pendingMigrations, StoreUnavailableError } from '../../engine/index.ts';
 import { route } from '../openapi/route.ts';
 import { ApiError } from '../problem.ts';
 import type { RegisterRoutes } from './index.ts';
@@ -18,6 +17,8 @@ const TAGS = ['operations'];
 
 /** A probe slower than this counts as failed: a readiness check must answer within the kubelet's timeout. */
 const CHECK_TIMEOUT_MS = 2_000;
+/** A partition whose leader has failed to commit this long counts as stalled; a single failed batch recovers well within it. */
+const STALLED_AFTER_MS = 1_000;
 
 // SQLSTATEs meaning "the database answers, but Orca's schema is not (fully) there".
 const SCHEMA_MISSING = new Set(['42P01' /* undefined_table */, '42703' /* undefined_column */, '3F000' /* invalid_schema_name */]);
@@ -32,7 +33,7 @@ interface Check {
 
 export interface Readiness {
   ready: boolean;
-  checks: { postgres: Check; migrations: Check; redis: Check };
+  checks: { postgres: Check; migrations: Check; redis: Check; partitions: Check };
 }
 
 class CheckTimeout extends Error {}
@@ -83,7 +84,7 @@ async function checkDatabase(engine: Engine, log: FastifyBaseLogger): Promise<Pi
 async function checkRedis(engine: Engine, log: FastifyBaseLogger): Promise<Check> {
   if (engine.queues.kind !== 'redis') return { status: 'not-configured' };
   try {
-    await withTimeout((engine.queues as RedisQueues).ready(), CHECK_TIMEOUT_MS);
+    await withTimeout(engine.queues.ping(), CHECK_TIMEOUT_MS);
     return { status: 'up' };
   } catch (error) {
     log.warn({ err: error }, 'readiness: Redis check failed');
@@ -91,15 +92,27 @@ async function checkRedis(engine: Engine, log: FastifyBaseLogger): Promise<Check
   }
 }
 
+function checkPartitions(engine: Engine): Check {
+  if (engine.ownedPartitions().length === 0) return { status: 'not-configured' };
+  const stalled = engine.stalledPartitions(STALLED_AFTER_MS);
+  if (stalled.length === 0) return { status: 'up' };
+  return { status: 'down', reason: `partition${stalled.length > 1 ? 's' : ''} ${stalled.join(', ')} led here cannot commit` };
+}
+
 export async function readiness(engine: Engine, log: FastifyBaseLogger): Promise<Readiness> {
   const [database, redis] = await Promise.all([checkDatabase(engine, log), checkRedis(engine, log)]);
-  const checks = { ...database, redis };
+  const checks = { ...database, redis, partitions: checkPartitions(engine) };
   return { ready: Object.values(checks).every((c) => c.status !== 'down'), checks };
 }
 
 const checkSchema = z.object({ status: z.enum(['up', 'down', 'not-configured']), reason: z.string().optional() });
 
 export const register: RegisterRoutes = async (app, ctx) => {
+  registerProbes(app, ctx.engine);
+};
+
+/** The two probes, for the API server and for the engine role's own listener (engine-service.ts). */
+export function registerProbes(app: FastifyInstance, engine: Engine): void {
   route(
     app,
     {
@@ -118,17 +131,21 @@ export const register: RegisterRoutes = async (app, ctx) => {
     {
       method: 'GET',
       path: '/readyz',
-      summary: 'Readiness: Postgres answers, migrations are applied, and Redis (when configured) answers PING. 503 names what failed.',
+      summary:
+        'Readiness: Postgres answers, migrations are applied, Redis (when configured) answers PING, and every partition this pod leads can commit. 503 names what failed.',
       tags: TAGS,
       auth: 'none',
       response: {
         status: 200,
-        schema: z.object({ status: z.literal('ready'), checks: z.object({ postgres: checkSchema, migrations: checkSchema, redis: checkSchema }) }),
+        schema: z.object({
+          status: z.literal('ready'),
+          checks: z.object({ postgres: checkSchema, migrations: checkSchema, redis: checkSchema, partitions: checkSchema }),
+        }),
       },
       errors: [503],
     },
     async (_input, request) => {
-      const result = await readiness(ctx.engine, request.log);
+      const result = await readiness(engine, request.log);
       if (!result.ready) {
         const failed = Object.entries(result.checks)
           .filter(([, check]) => check.status === 'down')
@@ -139,4 +156,4 @@ export const register: RegisterRoutes = async (app, ctx) => {
       return { status: 'ready' as const, checks: result.checks };
     },
   );
-};
+}

@@ -12,8 +12,22 @@ import { register as jobs } from './jobs.ts';
 import { register as openapi } from './openapi.ts';
 import { register as processDefinitions } from './process-definitions.ts';
 import { register as processInstances } from './process-instances.ts';
+import { register as root } from './root.ts';
 import { register as tasks } from './tasks.ts';
 
 export type RegisterRoutes = (app: FastifyInstance, ctx: ApiContext) => Promise<void>;
 
-export const routeFamilies: RegisterRoutes[] = [health, auth, account, processDefinitions, processInstances, jobs, incidents, tasks, decisions, graphql, openapi];
+export const routeFamilies: RegisterRoutes[] = [
+  root,
+  health,
+  auth,
+  account,
+  processDefinitions,
+  processInstances,
+  jobs,
+  incidents,
+  tasks,
+  decisions,
+  graphql,
+  openapi,
+];

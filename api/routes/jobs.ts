@@ -2,10 +2,13 @@
 // answered at once (`jobs: []` when none), then complete or fail them. An
 // activated job stays with its worker until then (no lock period); a failed
 // job with retries left is offered again at once; with none the instance
-// goes to INCIDENT. Long polling (`requestTimeout`) is an opt-in extension.
+// goes to INCIDENT. Long polling (`requestTimeout`) and the Idempotency-Key
+// header on complete and fail are opt-in extensions.
 import { z } from 'zod';
-import type { ActivatedJob } from '../../engine/queue/index.ts';
+import { offerOf, type ActivatedJob } from '../../engine/index.ts';
 import { route } from '../openapi/route.ts';
+import { keyedCommand, scopedKey } from '../services/idempotency.ts';
+import { idSchema, textSchema } from '../services/ids.ts';
 import { keySchema } from '../services/keys.ts';
 import { variablesSchema } from '../services/variables.ts';
 import type { RegisterRoutes } from './index.ts';
@@ -14,9 +17,9 @@ const TAGS = ['jobs'];
 const MAX_LONG_POLL_MS = 60_000;
 
 const activateBody = z.object({
-  type: z.string().min(1).max(255).describe('The job type: a task definition type, `userTask`, `script:<name>`, `message:<name>`, `event:message:<elementId>`.'),
+  type: idSchema.describe('The job type: a task definition type, `userTask`, `script:<name>`, `message:<name>`, `event:message:<elementId>`.'),
   maxJobsToActivate: z.number().int().min(1).max(1000),
-  worker: z.string().min(1).max(255).optional().describe('A name for the worker, recorded on the jobs it holds.'),
+  worker: idSchema.optional().describe('A name for the worker, recorded on the jobs it holds.'),
   requestTimeout: z
     .number()
     .int()
@@ -45,19 +48,7 @@ const jobSchema = z.object({
 const jobKeyParams = z.object({ jobKey: keySchema });
 
 function jobView(job: ActivatedJob): z.infer<typeof jobSchema> {
-  return {
-    key: job.key,
-    type: job.type,
-    retries: job.retries,
-    processInstanceKey: job.processInstanceKey,
-    bpmnProcessId: job.bpmnProcessId,
-    processDefinitionVersion: job.processDefinitionVersion,
-    elementId: job.elementId,
-    elementInstanceKey: job.elementInstanceKey,
-    customHeaders: job.customHeaders,
-    variables: job.variables,
-    worker: job.worker,
-  };
+  return { ...offerOf(job), variables: job.variables, worker: job.worker };
 }
 
 export const register: RegisterRoutes = async (app, ctx) => {
@@ -74,7 +65,13 @@ export const register: RegisterRoutes = async (app, ctx) => {
       errors: [400, 401],
     },
     async ({ body }, request) => {
-      const jobs = await ctx.engine.activateJobs(request.account, body.type, body.maxJobsToActivate, body.worker ?? 'default', body.requestTimeout || undefined);
+      const jobs = await ctx.engine.activateJobs(
+        request.account,
+        body.type,
+        body.maxJobsToActivate,
+        body.worker ?? 'default',
+        body.requestTimeout || undefined,
+      );
       return { jobs: jobs.map(jobView) };
     },
   );
@@ -91,9 +88,15 @@ export const register: RegisterRoutes = async (app, ctx) => {
       body: z.object({ variables: variablesSchema.optional() }),
       response: { status: 204, description: 'Completed.' },
       errors: [400, 401, 404, 409],
+      idempotent: true,
     },
-    async ({ params, body }, request, reply) => {
-      await ctx.engine.completeJob(request.account, params.jobKey, body.variables);
+    async ({ params, body, idempotency }, request, reply) => {
+      await ctx.engine.completeJob(
+        request.account,
+        params.jobKey,
+        body.variables,
+        keyedCommand(idempotency, (key) => scopedKey.job(params.jobKey, key)),
+      );
       return reply.code(204).send();
     },
   );
@@ -109,13 +112,20 @@ export const register: RegisterRoutes = async (app, ctx) => {
       params: jobKeyParams,
       body: z.object({
         retries: z.number().int().min(0).max(1_000_000).describe('Retries left: the job is offered again while above zero.'),
-        errorMessage: z.string().max(10_000).optional(),
+        errorMessage: textSchema.optional(),
       }),
       response: { status: 204, description: 'Failed.' },
       errors: [400, 401, 404, 409],
+      idempotent: true,
     },
-    async ({ params, body }, request, reply) => {
-      await ctx.engine.failJob(request.account, params.jobKey, body.retries, body.errorMessage);
+    async ({ params, body, idempotency }, request, reply) => {
+      await ctx.engine.failJob(
+        request.account,
+        params.jobKey,
+        body.retries,
+        body.errorMessage,
+        keyedCommand(idempotency, (key) => scopedKey.job(params.jobKey, key)),
+      );
       return reply.code(204).send();
     },
   );

@@ -2,17 +2,18 @@
 // charge, as a multipart file part `file` or raw XML with ?resourceName=;
 // and reading back what was deployed (lists, versions, the XML itself).
 import { z } from 'zod';
-import { ModelRejected } from '../../engine/partition/index.ts';
-import type { ProcessVersionSummary } from '../../engine/store/index.ts';
+import { ModelRejected, type ProcessVersionSummary } from '../../engine/index.ts';
 import { route } from '../openapi/route.ts';
 import { ApiError } from '../problem.ts';
+import { keyedCommand, scopedKey } from '../services/idempotency.ts';
+import { idSchema } from '../services/ids.ts';
 import { readUploadedModel, rejectedModel, uploadQuery } from '../services/model-upload.ts';
 import { pageQuery, pageSchema, readPage } from '../services/pages.ts';
 import type { RegisterRoutes } from './index.ts';
 
 const TAGS = ['process-definitions'];
 
-const bpmnProcessIdParams = z.object({ bpmnProcessId: z.string().min(1).max(255) });
+const bpmnProcessIdParams = z.object({ bpmnProcessId: idSchema });
 
 const deployment = z.object({
   bpmnProcessId: z.string(),
@@ -36,7 +37,10 @@ function versionView(v: ProcessVersionSummary) {
 }
 
 function notFound(bpmnProcessId: string, version?: number): ApiError {
-  return new ApiError('NOT_FOUND', version === undefined ? `No process '${bpmnProcessId}' is deployed.` : `Process '${bpmnProcessId}' has no version ${version}.`);
+  return new ApiError(
+    'NOT_FOUND',
+    version === undefined ? `No process '${bpmnProcessId}' is deployed.` : `Process '${bpmnProcessId}' has no version ${version}.`,
+  );
 }
 
 export const register: RegisterRoutes = async (app, ctx) => {
@@ -49,16 +53,22 @@ export const register: RegisterRoutes = async (app, ctx) => {
       tags: TAGS,
       auth: 'apiKey',
       query: uploadQuery,
-      rawBody: { contentTypes: ['multipart/form-data', 'application/xml'], description: 'A multipart form with the file part `file`, or the raw BPMN XML (then ?resourceName= is required).' },
+      rawBody: {
+        contentTypes: ['multipart/form-data', 'application/xml'],
+        description: 'A multipart form with the file part `file`, or the raw BPMN XML (then ?resourceName= is required).',
+      },
       response: { status: 200, schema: z.object({ id: z.string(), deployments: z.array(deployment) }) },
       errors: [400, 401, 413, 415],
       credits: 0,
+      idempotent: true,
     },
-    async ({ query }, request) => {
+    async ({ query, idempotency }, request) => {
       const upload = await readUploadedModel(request, query.resourceName, 'model.bpmn');
       let deployed;
       try {
-        deployed = await ctx.engine.deploy(request.account, upload.xml, upload.resourceName);
+        // Fingerprinted by the model and its name, however they were sent (multipart or raw).
+        const keyed = keyedCommand(idempotency, scopedKey.deploy, { xml: upload.xml, resourceName: upload.resourceName });
+        deployed = await ctx.engine.deploy(request.account, upload.xml, upload.resourceName, keyed);
       } catch (err) {
         if (err instanceof ModelRejected) throw rejectedModel(err.problems, upload.field);
         throw err;

@@ -1,14 +1,16 @@
 // Process instances (SPEC.md Endpoints): starting one costs 1 credit, charged
-// before the start and refunded when the start is refused; listing filters
+// before the start and refunded when the start is refused or gets no answer
+// in time, and not charged again when an Idempotency-Key replays it; listing filters
 // by `filter.state`, `filter.variable=<name>:<value>` (how a client finds an
 // instance by its own identifier, SPEC.md Events) and `filter.bpmnProcessId`.
 // Cancelling is an extension (DESIGN §6).
 import { z } from 'zod';
-import { EngineError } from '../../engine/partition/index.ts';
-import { parseVariableFilter } from '../../engine/store/index.ts';
+import { EngineError, parseVariableFilter } from '../../engine/index.ts';
 import { route } from '../openapi/route.ts';
 import { ApiError } from '../problem.ts';
+import { keyedCommand, keyedTimeout, scopedKey } from '../services/idempotency.ts';
 import { instanceDetail, instanceSummary } from '../services/instances.ts';
+import { idSchema } from '../services/ids.ts';
 import { keySchema } from '../services/keys.ts';
 import { pageQuery, pageSchema, readPage } from '../services/pages.ts';
 import { variablesSchema } from '../services/variables.ts';
@@ -20,7 +22,7 @@ const STATES = ['ACTIVE', 'COMPLETED', 'TERMINATED', 'INCIDENT'] as const;
 const keyParams = z.object({ key: keySchema });
 
 const startBody = z.object({
-  bpmnProcessId: z.string().min(1).max(255).describe('The BPMN process id of a deployed process; its latest version starts.'),
+  bpmnProcessId: idSchema.describe('The BPMN process id of a deployed process; its latest version starts.'),
   variables: variablesSchema.optional(),
 });
 
@@ -33,7 +35,7 @@ const listQuery = z.object({
     .max(10_000)
     .refine((text) => parseVariableFilter(text) !== null, 'must be <name>:<value>, with a non-empty name')
     .optional(),
-  'filter.bpmnProcessId': z.string().min(1).max(255).optional(),
+  'filter.bpmnProcessId': idSchema.optional(),
   ...pageQuery,
 });
 
@@ -59,21 +61,50 @@ export const register: RegisterRoutes = async (app, ctx) => {
     {
       method: 'POST',
       path: '/api/v1/process-instances',
-      summary: 'Start an instance of the latest version of a deployed process. Costs 1 credit.',
+      summary:
+        'Start an instance of the latest version of a deployed process. Costs 1 credit, refunded when the start is refused or unanswered (503). ' +
+        'Variables are held to the limits in docs/api.md (NUL and lone surrogates refused, nesting, count, size).',
       tags: TAGS,
       auth: 'apiKey',
       body: startBody,
       response: { status: 201, schema: startedSchema },
       errors: [400, 401, 402, 404, 503],
       credits: 1,
+      idempotent: true,
     },
-    async ({ body }, request) => {
-      const undo = await ctx.credits.charge(request.account, 1, 'process-instance-start', body.bpmnProcessId);
+    async ({ body, idempotency }, request) => {
+      const keyed = keyedCommand(idempotency, scopedKey.start);
+      // A keyed start answered before is answered again from its result: it paid (or was refunded) the first time.
+      const answered = keyed !== undefined && (await ctx.engine.hasCommandResult(request.account, keyed.commandKey));
+      const undo = answered ? undefined : await ctx.credits.charge(request.account, 1, 'process-instance-start', body.bpmnProcessId);
+      let replayed = false;
       try {
-        return await ctx.engine.startInstance(request.account, body.bpmnProcessId, body.variables ?? {});
+        const started = await ctx.engine.startInstance(
+          request.account,
+          body.bpmnProcessId,
+          body.variables ?? {},
+          keyed && { ...keyed, onReplay: () => (replayed = true) },
+        );
+        // Answered from a retry's twin that committed first (both were in flight): that one paid.
+        if (replayed) await undo?.();
+        if (keyed === undefined) return started;
+        // Built field by field: a result read back from the command log (jsonb) has its keys in another order.
+        return { processInstanceKey: started.processInstanceKey, bpmnProcessId: started.bpmnProcessId, version: started.version, state: started.state };
       } catch (err) {
-        // After a timeout the start is still queued for the leader and will run: keep the charge.
-        if (!(err instanceof EngineError && err.code === 'TIMEOUT')) await undo();
+        // Refused or unanswered, the client is told it did not start, so it does not pay:
+        // after a timeout the start may still run later, then free of charge.
+        await undo?.();
+        if (err instanceof EngineError && err.code === 'TIMEOUT' && keyed !== undefined) {
+          throw keyedTimeout(`The start may still run; it was not charged${undo === undefined ? '' : ' (the credit was refunded)'}.`);
+        }
+        if (err instanceof EngineError && err.code === 'TIMEOUT') {
+          throw new ApiError(
+            'UNAVAILABLE',
+            'No committed answer from the engine in time. The start may still run; it was not charged (the credit was refunded). ' +
+              'Before starting again, look for the instance (GET /api/v1/process-instances, e.g. with filter.variable on an identifier of yours).',
+            { retryAfterSeconds: 1 },
+          );
+        }
         throw err;
       }
     },
@@ -118,7 +149,15 @@ export const register: RegisterRoutes = async (app, ctx) => {
       response: {
         status: 200,
         schema: summarySchema.extend({
-          activeElements: z.array(z.object({ elementInstanceKey: z.string(), elementId: z.string(), flowScopeKey: z.string(), jobKey: z.string().nullable(), incidentKey: z.string().nullable() })),
+          activeElements: z.array(
+            z.object({
+              elementInstanceKey: z.string(),
+              elementId: z.string(),
+              flowScopeKey: z.string(),
+              jobKey: z.string().nullable(),
+              incidentKey: z.string().nullable(),
+            }),
+          ),
           jobs: z.array(z.object({ key: z.string(), type: z.string(), elementId: z.string(), retries: z.number().int(), state: z.string() })),
           incidents: z.array(z.record(z.string(), z.unknown())),
         }),
@@ -150,7 +189,9 @@ export const register: RegisterRoutes = async (app, ctx) => {
       const instance = await ctx.engine.store.instances.getInstance(request.account, params.key);
       if (instance === null) throw notFound(params.key);
       if (instance.state !== 'ACTIVE') {
-        throw new ApiError('CONFLICT', `Process instance '${params.key}' is ${instance.state}; only an ACTIVE instance can be cancelled.`, { state: instance.state });
+        throw new ApiError('CONFLICT', `Process instance '${params.key}' is ${instance.state}; only an ACTIVE instance can be cancelled.`, {
+          state: instance.state,
+        });
       }
       await ctx.engine.cancelInstance(request.account, params.key);
       return reply.code(204).send();

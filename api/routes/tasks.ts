@@ -4,6 +4,8 @@
 // with GraphQL in services/tasks.ts.
 import { z } from 'zod';
 import { route } from '../openapi/route.ts';
+import { keyedCommand, scopedKey } from '../services/idempotency.ts';
+import { idSchema } from '../services/ids.ts';
 import { keySchema } from '../services/keys.ts';
 import { pageQuery, pageSchema } from '../services/pages.ts';
 import { assignTask, claimTask, completeTask, getTask, listTasks } from '../services/tasks.ts';
@@ -12,7 +14,7 @@ import type { RegisterRoutes } from './index.ts';
 
 const TAGS = ['tasks'];
 
-const assigneeSchema = z.string().min(1).max(255);
+const assigneeSchema = idSchema;
 
 const taskSchema = z.object({
   id: z.string(),
@@ -44,7 +46,7 @@ export const register: RegisterRoutes = async (app, ctx) => {
         'filter.assignee': assigneeSchema.optional(),
         'filter.assigned': z.enum(['true', 'false']).optional().describe('true: only claimed or assigned tasks; false: only unassigned ones.'),
         'filter.processInstanceKey': keySchema.optional(),
-        'filter.bpmnProcessId': z.string().min(1).max(255).optional(),
+        'filter.bpmnProcessId': idSchema.optional(),
         ...pageQuery,
       }),
       response: { status: 200, schema: pageSchema(taskSchema) },
@@ -114,7 +116,8 @@ export const register: RegisterRoutes = async (app, ctx) => {
     {
       method: 'POST',
       path: '/api/v1/tasks/:id/complete',
-      summary: 'Complete a human task, merging `variables` into the instance. Costs 1 credit (402, and nothing happens, without).',
+      summary:
+        'Complete a human task, merging `variables` into the instance. Costs 1 credit (402, and nothing happens, without), refunded when the completion is refused or unanswered (503).',
       tags: TAGS,
       auth: 'apiKey',
       params: idParams,
@@ -122,9 +125,12 @@ export const register: RegisterRoutes = async (app, ctx) => {
       response: { status: 204, description: 'Completed.' },
       errors: [400, 401, 402, 404, 409],
       credits: 1,
+      idempotent: true,
     },
-    async ({ params, body }, request, reply) => {
-      await completeTask(ctx, request.account, params.id, body.variables, { charge: true });
+    async ({ params, body, idempotency }, request, reply) => {
+      // A task is a job: its completion's key is scoped to the job, as the job routes' are.
+      const keyed = keyedCommand(idempotency, (key) => scopedKey.job(params.id, key));
+      await completeTask(ctx, request.account, params.id, body.variables, { charge: true, keyed });
       return reply.code(204).send();
     },
   );

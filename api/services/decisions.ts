@@ -2,9 +2,7 @@
 // decision result). Compiling DMN is the expensive part, so compiled models
 // are kept by checksum: identical XML compiles to the same model whatever
 // account deployed it, and a new version has a new checksum.
-import { compileDmn, evaluateDecision, type CompiledDmn, type EvaluatedDecision } from '../../engine/dmn/index.ts';
-import { BoundedCache } from '../../engine/feel/bounded-cache.ts';
-import type { Variables } from '../../engine/runtime/index.ts';
+import { BoundedCache, type CompiledDmn, compileDmn, type EvaluatedDecision, evaluateDecision, type Variables } from '../../engine/index.ts';
 import type { ApiContext } from '../context.ts';
 import { ApiError } from '../problem.ts';
 

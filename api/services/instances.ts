@@ -2,7 +2,7 @@
 // full view with its live elements and incidents (read from the instance
 // document and the incidents table, so a closed incident record shows as
 // RESOLVED while the instance itself stays INCIDENT, as SPEC.md requires).
-import type { IncidentRecord, InstanceRecord, InstanceSummary } from '../../engine/store/index.ts';
+import type { IncidentRecord, InstanceRecord, InstanceSummary } from '../../engine/index.ts';
 
 export function instanceSummary(i: InstanceSummary) {
   return {

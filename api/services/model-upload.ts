@@ -1,9 +1,12 @@
 // Reading an uploaded model (SPEC.md, process-definitions and models): a
 // multipart form whose file part is named `file`, or the raw XML with
 // Content-Type application/xml and the file name in ?resourceName=. The
-// route declares no body schema for these, so this is their validation.
+// route declares no body schema for these, so this is their validation,
+// the limits of engine/limits.ts included (the XML and its name are stored
+// as text, which cannot hold a NUL or a lone surrogate).
 import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
+import { LIMITS, stringProblem } from '../../engine/index.ts';
 import { ApiError } from '../problem.ts';
 
 export interface UploadedModel {
@@ -16,8 +19,9 @@ export interface UploadedModel {
 export const resourceNameSchema = z
   .string()
   .min(1)
-  .max(255)
-  .refine((name) => ![...name].some((c) => c.charCodeAt(0) < 0x20), 'must not contain control characters');
+  .max(LIMITS.maxIdLength)
+  .refine((name) => ![...name].some((c) => c.charCodeAt(0) < 0x20), 'must not contain control characters')
+  .refine((name) => stringProblem(name) === undefined, 'must not contain a lone UTF-16 surrogate');
 
 export const uploadQuery = z.object({
   resourceName: resourceNameSchema.optional().describe('File name of the model; required with a raw XML body.'),
@@ -29,7 +33,10 @@ function invalid(field: string, message: string): ApiError {
 
 export async function readUploadedModel(request: FastifyRequest, resourceName: string | undefined, defaultName: string): Promise<UploadedModel> {
   if (request.isMultipart()) return readMultipart(request, resourceName, defaultName);
-  const contentType = String(request.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
+  const contentType = String(request.headers['content-type'] ?? '')
+    .split(';')[0]
+    .trim()
+    .toLowerCase();
   if (contentType !== 'application/xml' && contentType !== 'text/xml') {
     throw new ApiError(
       'UNSUPPORTED_MEDIA_TYPE',
@@ -40,7 +47,7 @@ export async function readUploadedModel(request: FastifyRequest, resourceName: s
   if (resourceName === undefined) throw invalid('query.resourceName', 'required with a raw XML body');
   const body = request.body;
   if (typeof body !== 'string' || body.trim() === '') throw invalid('body', 'the XML body is empty');
-  return { xml: body, resourceName, field: 'body' };
+  return checked({ xml: body, resourceName, field: 'body' });
 }
 
 async function readMultipart(request: FastifyRequest, resourceName: string | undefined, defaultName: string): Promise<UploadedModel> {
@@ -63,7 +70,13 @@ async function readMultipart(request: FastifyRequest, resourceName: string | und
   }
   if (xml.trim() === '') throw invalid('body.file', 'the file is empty');
   const name = resourceName ?? (filename || defaultName);
-  return { xml, resourceName: resourceNameSchema.safeParse(name).success ? name : defaultName, field: 'body.file' };
+  return checked({ xml, resourceName: resourceNameSchema.safeParse(name).success ? name : defaultName, field: 'body.file' });
+}
+
+function checked(upload: UploadedModel): UploadedModel {
+  const problem = stringProblem(upload.xml);
+  if (problem !== undefined) throw invalid(upload.field, problem);
+  return upload;
 }
 
 /** A model the compiler refused: 400 with each problem (elementId, message), naming the field the XML came from. */

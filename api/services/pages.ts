@@ -2,7 +2,7 @@
 // `{items, nextCursor}`. A cursor the store did not hand out is invalid input
 // on `query.cursor`, never a 500.
 import { z } from 'zod';
-import { InvalidCursorError } from '../../engine/store/index.ts';
+import { InvalidCursorError } from '../../engine/index.ts';
 import { ApiError } from '../problem.ts';
 
 export const pageQuery = {

@@ -2,11 +2,10 @@
 // answer the same way: listing, reading, claiming, assigning and completing.
 // Only the credit charge differs (SPEC.md: REST completion costs 1 credit,
 // GraphQL completeTask is free), so it is the caller's choice.
-import { EngineError } from '../../engine/partition/index.ts';
-import { visibleVariables, type Variables } from '../../engine/runtime/index.ts';
-import type { Page, TaskRecord } from '../../engine/store/index.ts';
+import { type CommandOptions, EngineError, type Page, type TaskRecord, type Variables, visibleVariables } from '../../engine/index.ts';
 import type { ApiContext } from '../context.ts';
 import { ApiError } from '../problem.ts';
+import { keyedTimeout } from './idempotency.ts';
 import { readPage } from './pages.ts';
 
 export type TaskState = 'CREATED' | 'FAILED';
@@ -103,28 +102,46 @@ export async function assignTask(ctx: ApiContext, account: string, taskKey: stri
 /**
  * Completes the task with `variables`, charging 1 credit first when asked
  * (402 and nothing happens without credits). The charge is refunded when the
- * completion is refused; not after a timeout, because the command is then
- * still queued for the partition leader and will most likely be applied.
+ * completion is refused or unanswered: the client is told it failed, so it
+ * does not pay, even though after a timeout it may still be applied. A keyed
+ * completion (Idempotency-Key) that has a result already is answered from it
+ * without a charge or a look at the task, which is gone by then.
  */
 export async function completeTask(
   ctx: ApiContext,
   account: string,
   taskKey: string,
   variables: Variables | undefined,
-  options: { charge: boolean },
+  options: { charge: boolean; keyed?: CommandOptions & { commandKey: string } },
 ): Promise<void> {
-  // Check first, so a gone task is a plain 404 without a charge and a refund.
-  const task = await ctx.engine.store.tasks.getTask(account, taskKey);
-  if (task === null) throw notFound(taskKey);
-  if (task.jobState === 'FAILED') {
-    throw new ApiError('CONFLICT', `Task '${taskKey}' failed for good and its instance is in INCIDENT; it cannot be completed (start a new instance).`);
+  const { keyed } = options;
+  const answered = keyed !== undefined && (await ctx.engine.hasCommandResult(account, keyed.commandKey, taskKey));
+  if (!answered) {
+    // Check first, so a gone task is a plain 404 without a charge and a refund.
+    const task = await ctx.engine.store.tasks.getTask(account, taskKey);
+    if (task === null) throw notFound(taskKey);
+    if (task.jobState === 'FAILED') {
+      throw new ApiError('CONFLICT', `Task '${taskKey}' failed for good and its instance is in INCIDENT; it cannot be completed (start a new instance).`);
+    }
   }
-  const undo = options.charge ? await ctx.credits.charge(account, 1, 'task-completion', taskKey) : undefined;
+  const undo = options.charge && !answered ? await ctx.credits.charge(account, 1, 'task-completion', taskKey) : undefined;
+  let replayed = false;
   try {
-    await ctx.engine.completeJob(account, taskKey, variables);
+    await ctx.engine.completeJob(account, taskKey, variables, keyed && { ...keyed, onReplay: () => (replayed = true) });
+    // Answered from a twin request under the same key that committed first: that one paid.
+    if (replayed) await undo?.();
   } catch (err) {
-    if (undo !== undefined && !(err instanceof EngineError && err.code === 'TIMEOUT')) await undo();
+    await undo?.();
     if (err instanceof EngineError && err.code === 'NOT_FOUND') throw notFound(taskKey);
+    if (err instanceof EngineError && err.code === 'TIMEOUT') {
+      const charge = undo === undefined ? '' : '; it was not charged (the credit was refunded)';
+      if (keyed !== undefined) throw keyedTimeout(`The completion may still be applied${charge}.`);
+      throw new ApiError(
+        'UNAVAILABLE',
+        `No committed answer from the engine in time. The completion may still be applied${charge}. Read the task before completing it again.`,
+        { retryAfterSeconds: 1 },
+      );
+    }
     throw err;
   }
 }

@@ -1,0 +1,76 @@
+// Orca's configuration as the service runs with it (docs/architecture.md,
+// "Configuration"): one zod schema of nested sections, the engine's being
+// its own schema (engine/config.ts), and the only place these settings and
+// their defaults are written. `orca start` fills it from the environment
+// (cli/config.ts names the variable behind each field); tests and benches
+// build it with appConfig(), which fills the same defaults. A new setting is
+// one field here (and, if the environment sets it, one line in
+// cli/config.ts) plus the code that uses it. Test hooks (clock, mail echo,
+// logger, server options) are not configuration: see AppOptions in app.ts.
+import { z } from 'zod';
+import { blankAsUnset, configProblems, engineConfigSchema, mergeOverrides, type ConfigOverrides } from '../engine/index.ts';
+
+export const appConfigSchema = z.object({
+  http: z
+    .object({
+      /** 0 picks a free port. */
+      port: z.coerce.number().int().min(0).max(65535).default(8080),
+      host: z.string().min(1).default('0.0.0.0'),
+      /** Base URL for links in mail and the OpenAPI document's server; absent → the URL the server listens on. */
+      publicUrl: z.string().url().optional(),
+      /** Largest request body in bytes (models, JSON). */
+      bodyLimit: z.coerce
+        .number()
+        .int()
+        .min(1)
+        .default(10 * 1024 * 1024),
+    })
+    .prefault({}),
+  mail: z
+    .object({
+      /** smtp:// or smtps://; absent → mail goes to the mail_outbox table (without its secrets) and the log; see AppOptions.mailEcho. */
+      smtpUrl: z.preprocess(blankAsUnset, z.string().optional()),
+      /** From address of outgoing mail (default: the mailer's). */
+      from: z.string().min(1).optional(),
+    })
+    .prefault({}),
+  /** New accounts and their credentials (defaults: the identity service's, api/identity/). */
+  accounts: z
+    .object({
+      /** Opening balance of a new account. */
+      initialCredits: z.number().int().min(0).optional(),
+      /** Bearer token life. */
+      tokenTtlSeconds: z.number().int().min(1).optional(),
+      /** Signup link life. */
+      signupTtlSeconds: z.number().int().min(1).optional(),
+    })
+    .prefault({}),
+  /** Per-account rate limits, kept on the engine's Redis under its prefix. */
+  rateLimit: z
+    .object({
+      /** Sustained requests per second per account (0: no limit); blank means the default. */
+      perSecond: z.preprocess(blankAsUnset, z.coerce.number().min(0).default(1_000)),
+      /** Requests an account may make at once after a quiet spell; blank means the default. */
+      burst: z.preprocess(blankAsUnset, z.coerce.number().int().min(1).default(2_000)),
+    })
+    .prefault({}),
+  /** Prometheus metrics at GET /metrics on every role (docs/observability.md). */
+  metrics: z
+    .object({
+      /** On unless turned off (ORCA_METRICS=off). */
+      enabled: z.preprocess(blankAsUnset, z.union([z.boolean(), z.enum(['on', 'off']).transform((v) => v === 'on')]).default(true)),
+      /** Node's default process metrics beside Orca's own. */
+      processMetrics: z.boolean().default(true),
+    })
+    .prefault({}),
+  engine: engineConfigSchema.prefault({}),
+});
+
+export type AppConfig = z.output<typeof appConfigSchema>;
+
+/** The service configuration: the schema's defaults under `overrides` (merged in order). Throws naming each bad field. */
+export function appConfig(...overrides: (ConfigOverrides<AppConfig> | undefined)[]): AppConfig {
+  const parsed = appConfigSchema.safeParse(mergeOverrides(...overrides));
+  if (!parsed.success) throw new Error(`Invalid configuration: ${configProblems(parsed.error).join('; ')}`);
+  return parsed.data;
+}

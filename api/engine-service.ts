@@ -1,0 +1,79 @@
+// The engine role (`orca start --role engine`) in one call: the partition
+// leaders, and a small HTTP listener of their own so Kubernetes can probe
+// and scrape engine shards — GET /healthz, /readyz and /metrics, nothing
+// else (no API, no keys). close() stops taking requests before the engine
+// hands its partitions over.
+import type { Tracer } from '@opentelemetry/api';
+import Fastify, { LogController } from 'fastify';
+import { createEngine, type Engine, type EngineOptions } from '../engine/index.ts';
+import type { AppConfig } from './config.ts';
+import { engineMetrics } from './metrics/engine-metrics.ts';
+import { OrcaMetrics } from './metrics/orca-metrics.ts';
+import { clientErrorHandler, registerErrorHandling } from './plugins/errors.ts';
+import { registerMetrics } from './plugins/metrics.ts';
+import { registerProbes } from './routes/health.ts';
+import { traceLogFields } from './tracing/log-fields.ts';
+
+/** What wires the engine service without being configuration: hooks for tests. */
+export interface EngineServiceOptions {
+  logger?: boolean;
+  /** The engine's shard identity and test hooks. */
+  engine?: EngineOptions;
+  /** Tracing on: the leaders trace their batches (probes and scrapes are not traced). */
+  tracer?: Tracer;
+}
+
+export interface EngineService {
+  engine: Engine;
+  metrics: OrcaMetrics | undefined;
+  /** Starts listening; resolves to the base URL. */
+  listen(): Promise<string>;
+  /** Stops the listener, then the engine (its leases are released for another shard). Idempotent. */
+  close(): Promise<void>;
+}
+
+/** The engine role of `config` (its role is taken as `engine` whatever it says), listening on config.http. */
+export async function createEngineService(config: AppConfig, options: EngineServiceOptions = {}): Promise<EngineService> {
+  const { port, host } = config.http;
+  const metrics = config.metrics.enabled ? new OrcaMetrics({ processMetrics: config.metrics.processMetrics }) : undefined;
+  const engine = await createEngine(
+    { ...config.engine, role: 'engine' },
+    { ...options.engine, metrics: metrics && engineMetrics(metrics), tracer: options.tracer },
+  );
+  metrics?.watch(engine);
+  const logger = options.logger;
+  const app = Fastify({
+    logger: logger ? { mixin: traceLogFields } : false,
+    logController: new LogController({ disableRequestLogging: true }),
+    clientErrorHandler,
+  });
+  try {
+    registerErrorHandling(app);
+    if (metrics) registerMetrics(app, metrics);
+    registerProbes(app, engine);
+    await app.ready();
+  } catch (error) {
+    await engine.close();
+    throw error;
+  }
+  let closing: Promise<void> | undefined;
+  return {
+    engine,
+    metrics,
+    async listen() {
+      const address = new URL(await app.listen({ port, host }));
+      if (host === '0.0.0.0' || host === '::') address.hostname = 'localhost';
+      return address.origin;
+    },
+    close() {
+      closing ??= (async () => {
+        try {
+          await app.close();
+        } finally {
+          await engine.close();
+        }
+      })();
+      return closing;
+    },
+  };
+}
