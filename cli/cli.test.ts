@@ -7,7 +7,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { end, flow, processXml, service, start, timerCatch } from '../engine/runtime/testing.ts';
 
 const bin = fileURLToPath(new URL('../bin/orca.js', import.meta.url));
-const shared = (path: string) => fileURLToPath(new URL(`../../shared/${path}`, import.meta.url));
+/** Real models of other projects, kept in the repository (test/fixtures/README.md says where each comes from). */
+const fixture = (path: string) => fileURLToPath(new URL(`../test/fixtures/${path}`, import.meta.url));
 
 function orca(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
@@ -36,7 +37,13 @@ const order = processXml(
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'orca-cli-'));
   await writeFile(join(dir, 'order.bpmn'), order);
-  await writeFile(join(dir, 'broken.bpmn'), order.replace('<bpmn:serviceTask id="ship"><bpmn:extensionElements><zeebe:taskDefinition type="ship"/></bpmn:extensionElements></bpmn:serviceTask>', '<bpmn:serviceTask id="ship"/>'));
+  await writeFile(
+    join(dir, 'broken.bpmn'),
+    order.replace(
+      '<bpmn:serviceTask id="ship"><bpmn:extensionElements><zeebe:taskDefinition type="ship"/></bpmn:extensionElements></bpmn:serviceTask>',
+      '<bpmn:serviceTask id="ship"/>',
+    ),
+  );
 });
 afterAll(() => rm(dir, { recursive: true, force: true }));
 
@@ -58,7 +65,16 @@ describe('orca validate', () => {
 
 describe('orca simulate', () => {
   it('completes each job with the given variables and prints the path, state and variables', async () => {
-    const r = await orca(['simulate', join(dir, 'order.bpmn'), '--vars', '{"orderId":"A1"}', '--job', 'reserve={"total":250}', '--job', 'ship={"tracking":"T9"}']);
+    const r = await orca([
+      'simulate',
+      join(dir, 'order.bpmn'),
+      '--vars',
+      '{"orderId":"A1"}',
+      '--job',
+      'reserve={"total":250}',
+      '--job',
+      'ship={"tracking":"T9"}',
+    ]);
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
     const report = JSON.parse(r.stdout);
@@ -85,7 +101,7 @@ describe('orca simulate', () => {
 
 describe('orca with DMN files', () => {
   it('validates DMN files beside BPMN files, naming each problem', async () => {
-    const r = await orca(['validate', shared('dmn/chaos-fancy-decision.dmn'), shared('dmn/modeler-baz-drd.dmn'), join(dir, 'order.bpmn')]);
+    const r = await orca(['validate', fixture('dmn/chaos-fancy-decision.dmn'), fixture('dmn/modeler-baz-drd.dmn'), join(dir, 'order.bpmn')]);
     expect(r.code).toBe(1);
     expect(r.stdout).toContain('chaos-fancy-decision.dmn: ok (1 decision: fancyDecision)');
     expect(r.stdout).toMatch(/modeler-baz-drd\.dmn: error: \[BazDecision\] /);
@@ -93,14 +109,14 @@ describe('orca with DMN files', () => {
   });
 
   it('simulates a business-rule task against a DMN file given after the model', async () => {
-    const r = await orca(['simulate', shared('bpmn/chaos-multi-version-brt.bpmn'), shared('dmn/chaos-fancy-decision.dmn')]);
+    const r = await orca(['simulate', fixture('bpmn/chaos-multi-version-brt.bpmn'), fixture('dmn/chaos-fancy-decision.dmn')]);
     expect(r.code).toBe(0);
     const report = JSON.parse(r.stdout);
     expect(report).toMatchObject({ state: 'COMPLETED', variables: { out: 'yolo' }, visited: ['start', 'task', 'end'] });
   });
 
   it('without the DMN file the decision is an incident and the exit code is 2', async () => {
-    const r = await orca(['simulate', shared('bpmn/chaos-multi-version-brt.bpmn')]);
+    const r = await orca(['simulate', fixture('bpmn/chaos-multi-version-brt.bpmn')]);
     expect(r.code).toBe(2);
     expect(JSON.parse(r.stdout).incidents[0]).toMatchObject({ type: 'DECISION_EVALUATION_ERROR', elementId: 'task' });
   });
@@ -110,7 +126,13 @@ describe('orca simulate with timers and called processes', () => {
   it('moves a simulated clock to due timers and drives child instances', async () => {
     const xml = processXml(
       'waiting',
-      start() + timerCatch('nap', 'timeDuration', 'P3D') + service('t', 'after') + end() + flow('f1', 'start', 'nap') + flow('f2', 'nap', 't') + flow('f3', 't', 'end'),
+      start() +
+        timerCatch('nap', 'timeDuration', 'P3D') +
+        service('t', 'after') +
+        end() +
+        flow('f1', 'start', 'nap') +
+        flow('f2', 'nap', 't') +
+        flow('f3', 't', 'end'),
     );
     await writeFile(join(dir, 'waiting.bpmn'), xml);
     const r = await orca(['simulate', join(dir, 'waiting.bpmn'), '--job', 'after={"ok":1}']);

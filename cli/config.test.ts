@@ -1,26 +1,152 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { loadConfig } from './config.ts';
+import { appConfig } from '../api/config.ts';
+import { engineConfig } from '../engine/partition/index.ts';
+import { ENVIRONMENT, loadConfig, type EnvironmentVariable } from './config.ts';
 
 describe('loadConfig', () => {
   it('gives the documented defaults for an empty environment', () => {
     const loaded = loadConfig({});
     expect(loaded.ok).toBe(true);
     if (!loaded.ok) return;
-    expect(loaded.config).toMatchObject({ PORT: 8080, ORCA_PARTITIONS: 8, ORCA_ROLE: 'all', ORCA_LEASE_MS: 5_000, ORCA_COMMAND_RETENTION_MS: 86_400_000 });
+    expect(loaded.config).toMatchObject({
+      http: { port: 8080 },
+      engine: { partitions: 8, role: 'all', leaseMs: 5_000, commandRetentionMs: 86_400_000, redisPrefix: 'orca:', schema: 'public' },
+    });
+  });
+
+  it('fills the same defaults as the helper tests and benches build configurations with (one schema)', () => {
+    const loaded = loadConfig({});
+    expect(loaded.ok && loaded.config).toEqual(appConfig());
+    expect(loaded.ok && loaded.config.engine).toEqual(engineConfig());
+  });
+
+  it('puts each variable where the code reads it, the engine its section whole', () => {
+    const loaded = loadConfig({
+      PORT: '9090',
+      PUBLIC_URL: 'https://orca.example.org',
+      DATABASE_URL: ' postgres://db/orca ',
+      REDIS_URL: 'rediss://cache:6380',
+      ORCA_DATA_DIR: '/var/lib/orca',
+      ORCA_DB_SCHEMA: 'orca_one',
+      ORCA_REDIS_PREFIX: 'one:',
+      ORCA_PARTITIONS: '16',
+      ORCA_ROLE: 'engine',
+      ORCA_LEASE_MS: '2000',
+      ORCA_COMMAND_RETENTION_MS: '3600000',
+      SMTP_URL: 'smtp://mail:25',
+      ORCA_RATE_LIMIT_PER_SECOND: '5',
+      ORCA_RATE_LIMIT_BURST: '10',
+      ORCA_METRICS: 'off',
+    } satisfies Record<EnvironmentVariable, string>);
+    expect(loaded).toMatchObject({
+      ok: true,
+      config: {
+        http: { port: 9090, publicUrl: 'https://orca.example.org' },
+        mail: { smtpUrl: 'smtp://mail:25' },
+        rateLimit: { perSecond: 5, burst: 10 },
+        metrics: { enabled: false },
+        engine: {
+          databaseUrl: 'postgres://db/orca',
+          redisUrl: 'rediss://cache:6380',
+          dataDir: '/var/lib/orca',
+          schema: 'orca_one',
+          redisPrefix: 'one:',
+          partitions: 16,
+          role: 'engine',
+          leaseMs: 2_000,
+          commandRetentionMs: 3_600_000,
+        },
+      },
+    });
+  });
+
+  it('takes a blank URL or prefix as unset', () => {
+    const loaded = loadConfig({ DATABASE_URL: '', REDIS_URL: '  ', ORCA_REDIS_PREFIX: ' ', SMTP_URL: '' });
+    expect(loaded.ok).toBe(true);
+    if (!loaded.ok) return;
+    expect(loaded.config.engine).toMatchObject({ databaseUrl: undefined, redisUrl: undefined, redisPrefix: 'orca:' });
+    expect(loaded.config.mail.smtpUrl).toBeUndefined();
   });
 
   it('names each bad variable and why', () => {
-    const loaded = loadConfig({ ORCA_COMMAND_RETENTION_MS: '1000', ORCA_PARTITIONS: 'many', DATABASE_URL: 'mysql://x' });
+    const loaded = loadConfig({
+      ORCA_COMMAND_RETENTION_MS: '1000',
+      ORCA_PARTITIONS: 'many',
+      DATABASE_URL: 'mysql://x',
+      ORCA_ROLE: 'worker',
+      ORCA_REDIS_PREFIX: 'a{b}',
+      PORT: '70000',
+    });
     expect(loaded.ok).toBe(false);
     if (loaded.ok) return;
     expect(loaded.errors).toEqual(
-      expect.arrayContaining([expect.stringMatching(/^ORCA_COMMAND_RETENTION_MS: /), expect.stringMatching(/^ORCA_PARTITIONS: /), expect.stringMatching(/^DATABASE_URL: /)]),
+      expect.arrayContaining([
+        expect.stringMatching(/^ORCA_COMMAND_RETENTION_MS: /),
+        expect.stringMatching(/^ORCA_PARTITIONS: /),
+        expect.stringMatching(/^DATABASE_URL: must be a URL starting with postgres:\/\/ or postgresql:\/\//),
+        expect.stringMatching(/^ORCA_ROLE: /),
+        expect.stringMatching(/^ORCA_REDIS_PREFIX: must be at most 100 characters without "\{", "\}" or whitespace/),
+        expect.stringMatching(/^PORT: /),
+      ]),
     );
-    expect(loaded.errors).toHaveLength(3);
+    expect(loaded.errors).toHaveLength(6);
   });
 
-  it('reads a retention in milliseconds', () => {
-    const loaded = loadConfig({ ORCA_COMMAND_RETENTION_MS: '3600000' });
-    expect(loaded.ok && loaded.config.ORCA_COMMAND_RETENTION_MS).toBe(3_600_000);
+  it('takes ORCA_METRICS on or off (default on), and names any other value', () => {
+    const defaults = loadConfig({});
+    expect(defaults.ok && defaults.config.metrics.enabled).toBe(true);
+    const off = loadConfig({ ORCA_METRICS: 'off' });
+    expect(off.ok && off.config.metrics.enabled).toBe(false);
+    const bad = loadConfig({ ORCA_METRICS: 'yes' });
+    expect(bad.ok).toBe(false);
+    if (!bad.ok) expect(bad.errors).toEqual([expect.stringMatching(/^ORCA_METRICS: /)]);
+  });
+
+  it('ignores variables it does not know', () => {
+    const loaded = loadConfig({ HOME: '/root', ORCA_UNKNOWN: 'x' });
+    expect(loaded.ok && loaded.config).toEqual(appConfig());
+  });
+});
+
+describe('configuration helpers', () => {
+  it('merge overrides over the defaults, nested sections field by field', () => {
+    const config = appConfig({ engine: { partitions: 2 } }, { engine: { role: 'api' }, http: { port: 0 } });
+    expect(config.engine).toEqual(engineConfig({ partitions: 2, role: 'api' }));
+    expect(config.http).toMatchObject({ port: 0, host: '0.0.0.0' });
+  });
+
+  it('refuse a bad value, naming the field', () => {
+    expect(() => engineConfig({ partitions: 0 })).toThrow(/partitions: /);
+    expect(() => appConfig({ engine: { leaseMs: 10 } })).toThrow(/engine\.leaseMs: /);
+  });
+});
+
+describe("README.md's configuration table", () => {
+  const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
+  const section = readme.slice(readme.indexOf('## Configuration'), readme.indexOf('\n## ', readme.indexOf('## Configuration') + 1));
+  const rows = section
+    .split('\n')
+    .filter((line) => /^\| `[A-Z_]+`/.test(line))
+    .map((line) => {
+      const [variable, defaultCell] = line.split('|').slice(1, 3);
+      return { name: /`([A-Z_]+)`/.exec(variable)![1], defaultCell: defaultCell.trim() };
+    });
+
+  it('lists exactly the variables orca start reads', () => {
+    expect(rows.map((r) => r.name).sort()).toEqual(Object.keys(ENVIRONMENT).sort());
+  });
+
+  it('states each default as the schema has it', () => {
+    const loaded = loadConfig({});
+    if (!loaded.ok) throw new Error(loaded.errors.join('\n'));
+    for (const { name, defaultCell } of rows) {
+      const [section, field] = ENVIRONMENT[name as EnvironmentVariable];
+      const setting = (loaded.config[section] as Record<string, unknown>)[field];
+      // A switch is written on or off in the environment.
+      const value = typeof setting === 'boolean' ? (setting ? 'on' : 'off') : setting;
+      if (value === undefined) expect(defaultCell, name).toMatch(/^unset/);
+      else expect(defaultCell, name).toMatch(new RegExp(`^\`${String(value).replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\``));
+    }
   });
 });

@@ -1,44 +1,45 @@
-// Service configuration from the environment (DESIGN §5), validated with
-// zod at start so every bad value gets its own clear message. Command-line
-// flags override the environment.
-import { z } from 'zod';
-import { schemaName } from '../engine/store/config.ts';
+// The service configuration from the environment (DESIGN §5): the one place
+// that reads environment variables, each named here beside the field of the
+// configuration it sets (api/config.ts, whose schema validates them and
+// holds their defaults). Every bad value gets its own message naming its
+// variable. Command-line flags override the environment (cli/start.ts).
+import { appConfigSchema, type AppConfig } from '../api/config.ts';
 
-const optionalUrl = (protocols: string[]) =>
-  z
-    .string()
-    .trim()
-    .transform((v) => (v === '' ? undefined : v))
-    .optional()
-    .refine((v) => v === undefined || protocols.some((p) => v.startsWith(p)), { message: `must be a URL starting with ${protocols.join(' or ')}` });
+/** A field of the configuration: its section and its name there. */
+type ConfigField = { [S in keyof AppConfig]: readonly [S, keyof AppConfig[S] & string] }[keyof AppConfig];
 
-export const serviceConfig = z.object({
-  PORT: z.coerce.number().int().min(1).max(65535).default(8080),
-  DATABASE_URL: optionalUrl(['postgres://', 'postgresql://']),
-  REDIS_URL: optionalUrl(['redis://', 'rediss://']),
-  ORCA_DATA_DIR: z.string().min(1).default('./.orca-data'),
-  ORCA_PARTITIONS: z.coerce.number().int().min(1).max(256).default(8),
-  ORCA_ROLE: z.enum(['all', 'api', 'engine']).default('all'),
-  ORCA_LEASE_MS: z.coerce.number().int().min(300).max(600_000).default(5_000),
-  /** How long a command's result answers retries with the same command key (default 24 hours, at least a minute). */
-  ORCA_COMMAND_RETENTION_MS: z.coerce.number().int().min(60_000).max(30 * 24 * 3_600_000).default(24 * 3_600_000),
-  /** Postgres schema holding Orca's tables (one per test run or per installation sharing a database). */
-  ORCA_DB_SCHEMA: schemaName.default('public'),
-  /** Prefix of every Redis key and channel (default `orca:`); several installations may share one Redis. */
-  ORCA_REDIS_PREFIX: z
-    .string()
-    .trim()
-    .transform((v) => (v === '' ? undefined : v))
-    .optional()
-    .refine((v) => v === undefined || (v.length <= 100 && !/[{}\s]/.test(v)), { message: 'must be at most 100 characters without "{", "}" or whitespace' }),
-  SMTP_URL: z.string().optional(),
-  PUBLIC_URL: z.string().url().optional(),
-});
+/** Each variable and the configuration field it sets (README.md's configuration table lists exactly these). */
+export const ENVIRONMENT = {
+  PORT: ['http', 'port'],
+  PUBLIC_URL: ['http', 'publicUrl'],
+  DATABASE_URL: ['engine', 'databaseUrl'],
+  REDIS_URL: ['engine', 'redisUrl'],
+  ORCA_DATA_DIR: ['engine', 'dataDir'],
+  ORCA_DB_SCHEMA: ['engine', 'schema'],
+  ORCA_REDIS_PREFIX: ['engine', 'redisPrefix'],
+  ORCA_PARTITIONS: ['engine', 'partitions'],
+  ORCA_ROLE: ['engine', 'role'],
+  ORCA_LEASE_MS: ['engine', 'leaseMs'],
+  ORCA_COMMAND_RETENTION_MS: ['engine', 'commandRetentionMs'],
+  SMTP_URL: ['mail', 'smtpUrl'],
+  ORCA_RATE_LIMIT_PER_SECOND: ['rateLimit', 'perSecond'],
+  ORCA_RATE_LIMIT_BURST: ['rateLimit', 'burst'],
+  ORCA_METRICS: ['metrics', 'enabled'],
+} as const satisfies Record<string, ConfigField>;
 
-export type ServiceConfig = z.infer<typeof serviceConfig>;
+export type EnvironmentVariable = keyof typeof ENVIRONMENT;
 
-export function loadConfig(env: Record<string, string | undefined>): { ok: true; config: ServiceConfig } | { ok: false; errors: string[] } {
-  const parsed = serviceConfig.safeParse(env);
+export function loadConfig(env: Record<string, string | undefined>): { ok: true; config: AppConfig } | { ok: false; errors: string[] } {
+  const input: Record<string, Record<string, string>> = {};
+  for (const [name, [section, field]] of Object.entries(ENVIRONMENT)) {
+    const value = env[name];
+    if (value !== undefined) (input[section] ??= {})[field] = value;
+  }
+  const parsed = appConfigSchema.safeParse(input);
   if (parsed.success) return { ok: true, config: parsed.data };
-  return { ok: false, errors: parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`) };
+  return { ok: false, errors: parsed.error.issues.map((issue) => `${variableAt(issue.path) ?? issue.path.join('.')}: ${issue.message}`) };
+}
+
+function variableAt(path: readonly PropertyKey[]): EnvironmentVariable | undefined {
+  return (Object.keys(ENVIRONMENT) as EnvironmentVariable[]).find((name) => ENVIRONMENT[name].every((part, i) => path[i] === part));
 }

@@ -1,37 +1,70 @@
-// `orca` command line: model authors validate and simulate models; `start`
-// runs the service (the API arrives with the REST issue).
-import { runSimulate } from './simulate.ts';
-import { runStart } from './start.ts';
-import { runValidate } from './validate.ts';
+// `orca` command line. Model authors validate and simulate models locally;
+// `orca serve` (or `orca start` with no process id) runs the service; the
+// other commands talk to a running server through the client library
+// (docs/cli.md). Each command's module is loaded only when it runs, so a
+// command that talks to a server does not load the engine.
+import { wantsInstanceStart } from './commands/start-or-serve.ts';
 
 const USAGE = `Usage:
-  orca validate FILE...                      check BPMN models; lists every problem, exit 1 if any
+Models, locally:
+  orca validate FILE...                      check BPMN and DMN models; lists every problem, exit 1 if any
   orca simulate FILE [--process ID] [--vars JSON] [--job TYPE=JSON]...
                                              run one instance in-process, completing each job it meets
-  orca start [--role all|api|engine] [--partitions N] [--port N]
+
+The service:
+  orca serve [--role all|api|engine] [--partitions N] [--port N]
                                              run Orca: the REST API on PORT (default 8080) and the engine;
-                                             embedded PGlite + in-process queues unless DATABASE_URL / REDIS_URL
+                                             embedded PGlite + in-process queues unless DATABASE_URL / REDIS_URL.
+                                             \`orca start\` with these options (or none) does the same
+
+Talking to a server (ORCA_URL, default http://localhost:8080, and ORCA_API_KEY; --url, --api-key override;
+--json prints the server's JSON; exit 0 ok, 1 refused, 2 usage, 3 no answer/unavailable, 4 bad credentials):
+  orca deploy FILE...                        deploy BPMN and DMN files
+  orca start PROCESS_ID [--vars JSON] [--idempotency-key KEY]
+                                             start an instance (1 credit)
+  orca instances [--state S] [--var NAME:VALUE] [--process ID] [--limit N] [--cursor C]
+                                             list instances
+  orca instance KEY                          one instance: variables, waiting elements, jobs, incidents
+  orca incidents [--state OPEN|RESOLVED] [--instance KEY] [--limit N] [--cursor C]
+  orca jobs activate TYPE [--max N] [--worker NAME] [--wait MS]
+  orca jobs complete KEY [--vars JSON]
+  orca jobs fail KEY --retries N [--message TEXT]
+  orca worker TYPE --exec 'COMMAND' [--max N] [--worker NAME] [--timeout SECONDS] [--wait MS]
+                                             run COMMAND for each job: variables as JSON on stdin, a JSON
+                                             object on stdout completes it, a non-zero exit fails it (stderr
+                                             is the message); Ctrl-C stops after the jobs in hand
 `;
+
+type Run = (argv: string[]) => Promise<number>;
+
+const COMMANDS: Record<string, Run> = {
+  validate: async (argv) => (await import('./validate.ts')).runValidate(argv),
+  simulate: async (argv) => (await import('./simulate.ts')).runSimulate(argv),
+  serve: async (argv) => (await import('./start.ts')).runStart(argv, 'orca serve'),
+  start: async (argv) =>
+    wantsInstanceStart(argv)
+      ? (await import('./commands/start-instance.ts')).runStartInstance(argv)
+      : (await import('./start.ts')).runStart(argv, 'orca start'),
+  deploy: async (argv) => (await import('./commands/deploy.ts')).runDeploy(argv),
+  instances: async (argv) => (await import('./commands/instances.ts')).runInstances(argv),
+  instance: async (argv) => (await import('./commands/instances.ts')).runInstance(argv),
+  incidents: async (argv) => (await import('./commands/incidents.ts')).runIncidents(argv),
+  jobs: async (argv) => (await import('./commands/jobs.ts')).runJobs(argv),
+  worker: async (argv) => (await import('./commands/worker.ts')).runWorker(argv),
+};
 
 async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
-  switch (command) {
-    case 'validate':
-      return runValidate(rest);
-    case 'simulate':
-      return runSimulate(rest);
-    case 'start':
-      return runStart(rest);
-    case undefined:
-    case 'help':
-    case '--help':
-    case '-h':
-      process.stdout.write(USAGE);
-      return command === undefined ? 1 : 0;
-    default:
-      process.stderr.write(`orca: unknown command '${command}'\n${USAGE}`);
-      return 1;
+  if (command === undefined || command === 'help' || command === '--help' || command === '-h') {
+    process.stdout.write(USAGE);
+    return command === undefined ? 2 : 0;
   }
+  const run = Object.hasOwn(COMMANDS, command) ? COMMANDS[command] : undefined;
+  if (run === undefined) {
+    process.stderr.write(`orca: unknown command '${command}'\n${USAGE}`);
+    return 2;
+  }
+  return run(rest);
 }
 
 process.exitCode = await main(process.argv.slice(2));

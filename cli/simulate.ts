@@ -99,7 +99,10 @@ export function simulate(
     if (i === 0) main = compiled.model.processes;
   });
   const processes = main!;
-  const process = options.processId === undefined ? processes.find((p) => p.noneStartEvent !== undefined) ?? processes[0] : processes.find((p) => p.id === options.processId);
+  const process =
+    options.processId === undefined
+      ? (processes.find((p) => p.noneStartEvent !== undefined) ?? processes[0])
+      : processes.find((p) => p.id === options.processId);
   if (process === undefined) throw new Error(`no executable process '${options.processId}'; the model has: ${processes.map((p) => p.id).join(', ')}`);
   const key = engine.start(process.id, options.variables ?? {});
   const jobs: SimulationReport['jobs'] = [];
@@ -123,14 +126,21 @@ export function simulate(
   }
   const instance = engine.instance(key)!;
   const members = family(engine, key);
-  const waiting = members.flatMap((i) => Object.values(i.elements)).filter((e) => e.incidentKey === undefined && e.children === undefined && e.childInstanceKey === undefined);
+  const waiting = members
+    .flatMap((i) => Object.values(i.elements))
+    .filter((e) => e.incidentKey === undefined && e.children === undefined && e.childInstanceKey === undefined);
   return {
     process: process.id,
     processInstanceKey: key,
     state: instance.state,
-    visited: engine.history(key).filter((r) => r.type === 'ELEMENT_ACTIVATED').map((r) => r.elementId!),
+    visited: engine
+      .history(key)
+      .filter((r) => r.type === 'ELEMENT_ACTIVATED')
+      .map((r) => r.elementId!),
     variables: instance.variables[key],
-    incidents: members.flatMap((i) => Object.values(i.incidents).map((x) => ({ type: x.type, elementId: x.elementId, message: x.message, processInstanceKey: i.key }))),
+    incidents: members.flatMap((i) =>
+      Object.values(i.incidents).map((x) => ({ type: x.type, elementId: x.elementId, message: x.message, processInstanceKey: i.key })),
+    ),
     jobs,
     timersFired,
     ...(waiting.length > 0 ? { waitingOn: waiting.map((e) => e.elementId) } : {}),

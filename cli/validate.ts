@@ -21,7 +21,9 @@ export async function runValidate(files: string[]): Promise<number> {
     if (isDmn(read.xml)) {
       const dmn = compileDmn(read.xml);
       if (dmn.ok) {
-        process.stdout.write(`${file}: ok (${dmn.model.decisions.length} decision${dmn.model.decisions.length === 1 ? '' : 's'}: ${dmn.model.decisions.map((d) => d.id).join(', ')})\n`);
+        process.stdout.write(
+          `${file}: ok (${dmn.model.decisions.length} decision${dmn.model.decisions.length === 1 ? '' : 's'}: ${dmn.model.decisions.map((d) => d.id).join(', ')})\n`,
+        );
       } else {
         failed++;
         for (const problem of dmn.problems) process.stdout.write(`${file}: error: ${where(problem.elementId)}${problem.message}\n`);

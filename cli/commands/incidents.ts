@@ -1,0 +1,45 @@
+// `orca incidents [--state OPEN|RESOLVED] [--instance KEY]`: the account's
+// incidents, oldest first, one page at a time.
+import type { IncidentQuery } from '../../client/index.ts';
+import { note, printJson, printTable } from '../output.ts';
+import { connectionOptions, integer, parse, positionals } from './args.ts';
+import { connect } from './connection.ts';
+import { guarded } from './exit-codes.ts';
+
+export function runIncidents(argv: string[]): Promise<number> {
+  return guarded('incidents', argv, async () => {
+    const parsed = parse({
+      args: argv,
+      allowPositionals: true,
+      options: { ...connectionOptions, state: { type: 'string' }, instance: { type: 'string' }, limit: { type: 'string' }, cursor: { type: 'string' } },
+    });
+    const { values } = parsed;
+    positionals(parsed.positionals, []);
+    const client = connect(values);
+    const page = await client.listIncidents({
+      // The server judges the value: an unknown state is its 400, naming query.filter.state.
+      state: values.state?.toUpperCase() as IncidentQuery['state'],
+      processInstanceKey: values.instance,
+      limit: integer(values.limit, '--limit', 1, 1000),
+      cursor: values.cursor,
+    });
+    if (values.json) {
+      printJson(page);
+      return;
+    }
+    printTable(
+      page.items,
+      [
+        { header: 'id', value: (i) => i.id },
+        { header: 'instance', value: (i) => i.processInstanceKey },
+        { header: 'element', value: (i) => i.elementId },
+        { header: 'type', value: (i) => i.type },
+        { header: 'state', value: (i) => i.state },
+        { header: 'created', value: (i) => i.createdAt },
+        { header: 'message', value: (i) => i.message },
+      ],
+      'no incidents',
+    );
+    if (page.nextCursor) note(`more: orca incidents … --cursor ${page.nextCursor}`);
+  });
+}

@@ -1,0 +1,117 @@
+// `orca instances` lists process instances, oldest first, one page at a
+// time (the next page's cursor is noted on stderr); `orca instance KEY`
+// shows one with its variables, waiting elements, jobs and incidents. The
+// filters are the server's own (filter.state, filter.variable,
+// filter.bpmnProcessId) and the server judges their values.
+import type { InstanceState } from '../../client/index.ts';
+import { compact, note, orDash, printFields, printJson, printTable } from '../output.ts';
+import { connectionOptions, integer, parse, positionals } from './args.ts';
+import { connect } from './connection.ts';
+import { guarded } from './exit-codes.ts';
+
+export function runInstances(argv: string[]): Promise<number> {
+  return guarded('instances', argv, async () => {
+    const parsed = parse({
+      args: argv,
+      allowPositionals: true,
+      options: {
+        ...connectionOptions,
+        state: { type: 'string' },
+        var: { type: 'string', multiple: true },
+        process: { type: 'string' },
+        limit: { type: 'string' },
+        cursor: { type: 'string' },
+      },
+    });
+    const { values } = parsed;
+    positionals(parsed.positionals, []);
+    const client = connect(values);
+    const page = await client.listInstances({
+      // The server judges the value: an unknown state is its 400, naming query.filter.state.
+      state: values.state?.toUpperCase() as InstanceState,
+      variables: values.var,
+      bpmnProcessId: values.process,
+      limit: integer(values.limit, '--limit', 1, 1000),
+      cursor: values.cursor,
+    });
+    if (values.json) {
+      printJson(page);
+      return;
+    }
+    printTable(
+      page.items,
+      [
+        { header: 'key', value: (i) => i.processInstanceKey },
+        { header: 'process', value: (i) => `${i.bpmnProcessId} v${i.version}` },
+        { header: 'state', value: (i) => i.state },
+        { header: 'created', value: (i) => i.createdAt },
+        { header: 'variables', value: (i) => compact(i.variables) },
+      ],
+      'no instances',
+    );
+    if (page.nextCursor) note(`more: orca instances … --cursor ${page.nextCursor}`);
+  });
+}
+
+export function runInstance(argv: string[]): Promise<number> {
+  return guarded('instance', argv, async () => {
+    const parsed = parse({ args: argv, allowPositionals: true, options: { ...connectionOptions } });
+    const [key] = positionals(parsed.positionals, ['KEY']);
+    const client = connect(parsed.values);
+    const instance = await client.getInstance(key);
+    if (parsed.values.json) {
+      printJson(instance);
+      return;
+    }
+    printFields([
+      ['key', instance.processInstanceKey],
+      ['process', `${instance.bpmnProcessId} v${instance.version}`],
+      ['state', instance.state],
+      ['parent', orDash(instance.parentProcessInstanceKey)],
+      ['created', instance.createdAt],
+      ['ended', orDash(instance.endedAt)],
+    ]);
+    process.stdout.write(`\nvariables:\n${JSON.stringify(instance.variables, null, 2)}\n`);
+    if (instance.activeElements.length > 0) {
+      process.stdout.write('\nwaiting at:\n');
+      printTable(
+        instance.activeElements,
+        [
+          { header: 'element', value: (e) => e.elementId },
+          { header: 'element instance', value: (e) => e.elementInstanceKey },
+          { header: 'job', value: (e) => orDash(e.jobKey) },
+          { header: 'incident', value: (e) => orDash(e.incidentKey) },
+        ],
+        '',
+      );
+    }
+    if (instance.jobs.length > 0) {
+      process.stdout.write('\njobs:\n');
+      printTable(
+        instance.jobs,
+        [
+          { header: 'key', value: (j) => j.key },
+          { header: 'type', value: (j) => j.type },
+          { header: 'element', value: (j) => j.elementId },
+          { header: 'retries', value: (j) => String(j.retries) },
+          { header: 'state', value: (j) => j.state },
+        ],
+        '',
+      );
+    }
+    if (instance.incidents.length > 0) {
+      process.stdout.write('\nincidents:\n');
+      printTable(
+        instance.incidents,
+        [
+          { header: 'id', value: (i) => orDash(i.id as string) },
+          { header: 'type', value: (i) => orDash(i.type as string) },
+          { header: 'element', value: (i) => orDash(i.elementId as string) },
+          { header: 'state', value: (i) => orDash(i.state as string) },
+          { header: 'message', value: (i) => orDash(i.message as string) },
+        ],
+        '',
+      );
+    }
+  });
+}

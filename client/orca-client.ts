@@ -1,0 +1,298 @@
+// OrcaClient: one typed method per thing a program does with an Orca server
+// (deploy, start, read instances and incidents, work on jobs and tasks), its
+// shapes the types generated from the served OpenAPI document
+// (generated/openapi.ts; paths are checked against it too). Every call that
+// changes something carries an Idempotency-Key,
+// one per logical call (a UUID unless the caller gives one) and the same on
+// every repeat, which is what makes the transport's retries safe. Failures
+// are thrown as OrcaError.
+import { apiKeyCredentials, tokenCredentials, type Credentials } from './auth.ts';
+import { OrcaError, parseJson } from './errors.ts';
+import type { paths } from './generated/openapi.ts';
+import { fetchSender, nodeSender, type HttpRequest } from './http.ts';
+import { retryPolicy, type RetryOptions } from './retry.ts';
+import { createTransport, sleep, type RetryEvent, type Transport } from './transport.ts';
+import type {
+  Account,
+  ActivateJobsRequest,
+  ActivatedJob,
+  CompleteJobRequest,
+  CompleteTaskRequest,
+  DecisionDeployment,
+  DecisionResult,
+  Deployment,
+  FailJobRequest,
+  Incident,
+  IncidentPage,
+  IncidentQuery,
+  InstanceDetail,
+  InstancePage,
+  InstanceState,
+  ProcessDefinitionPage,
+  ProcessDeployment,
+  Query,
+  StartedInstance,
+  StartInstanceRequest,
+  Task,
+  TaskPage,
+  TaskQuery,
+  Variables,
+} from './types.ts';
+
+export interface OrcaClientOptions {
+  /** The server's base URL, e.g. http://localhost:8080. */
+  url: string;
+  /** The account API key. */
+  apiKey?: string;
+  /** 'exchange': trade the API key for a bearer token at POST /api/token and renew it before it expires. Default: send the key itself. */
+  token?: 'exchange';
+  /** Send through this fetch instead of node:http (tests, proxies, other runtimes). */
+  fetch?: typeof fetch;
+  /** Milliseconds since the epoch (default Date.now); token expiry and Retry-After dates are read against it. */
+  clock?: () => number;
+  retry?: RetryOptions;
+  /** Told before each repeat of a request (logging, metrics). */
+  onRetry?: (event: RetryEvent) => void;
+  /** How the client waits between repeats (tests). */
+  sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
+}
+
+/** Per call: the Idempotency-Key to send (default: a fresh UUID, reused by the call's own repeats). */
+export interface CallOptions {
+  idempotencyKey?: string;
+  signal?: AbortSignal;
+}
+
+export interface ModelFile {
+  name: string;
+  content: string | Uint8Array;
+}
+
+export interface ListInstancesQuery {
+  state?: InstanceState;
+  /**
+   * Root-variable filters, each `name:value` (the value compared as text).
+   * The server filters by the first; further ones are applied to each page
+   * here, so a page may then hold fewer than `limit` items.
+   */
+  variables?: string[];
+  bpmnProcessId?: string;
+  limit?: number;
+  cursor?: string;
+}
+
+type Path = keyof paths;
+
+interface Call {
+  /** Values of the path's `{name}` segments. */
+  path?: Record<string, string>;
+  query?: Record<string, string | number | boolean | undefined>;
+  json?: unknown;
+  xml?: string | Uint8Array;
+  /** Sent as Idempotency-Key: what makes the call safe to repeat. */
+  idempotencyKey?: string;
+  signal?: AbortSignal;
+}
+
+export class OrcaClient {
+  readonly url: string;
+  readonly credentials: Credentials;
+  readonly #transport: Transport;
+  readonly #clock: () => number;
+
+  constructor(options: OrcaClientOptions) {
+    if (!options?.url) throw new TypeError('OrcaClient: `url` is required');
+    const base = new URL(options.url); // Throws on a malformed URL, here rather than at the first call.
+    this.url = base.href.replace(/\/+$/, '');
+    const send = options.fetch ? fetchSender(options.fetch) : nodeSender();
+    this.#clock = options.clock ?? Date.now;
+    if (options.token === 'exchange') {
+      if (options.apiKey === undefined) throw new TypeError("OrcaClient: token: 'exchange' needs an apiKey");
+      this.credentials = tokenCredentials({ baseUrl: this.url, apiKey: options.apiKey, send, clock: this.#clock });
+    } else {
+      this.credentials = apiKeyCredentials(options.apiKey);
+    }
+    this.#transport = createTransport({
+      send,
+      credentials: this.credentials,
+      retry: retryPolicy(options.retry),
+      clock: this.#clock,
+      sleep: options.sleep ?? sleep,
+      onRetry: options.onRetry,
+    });
+  }
+
+  /** One request: the answer's JSON (undefined for an empty answer), or an OrcaError. */
+  async #call<T>(method: 'GET' | 'POST' | 'PATCH', template: Path, call: Call = {}): Promise<T> {
+    let url = this.url + template.replace(/\{([^}]+)\}/g, (_, name: string) => encodeURIComponent(call.path?.[name] ?? ''));
+    const query = Object.entries(call.query ?? {}).filter((entry): entry is [string, string | number | boolean] => entry[1] !== undefined);
+    if (query.length > 0) url += `?${new URLSearchParams(query.map(([name, value]) => [name, String(value)]))}`;
+    const request: HttpRequest = { method, url, headers: { accept: 'application/json' }, signal: call.signal };
+    if (call.json !== undefined) {
+      request.headers['content-type'] = 'application/json';
+      request.body = JSON.stringify(call.json);
+    } else if (call.xml !== undefined) {
+      request.headers['content-type'] = 'application/xml';
+      request.body = call.xml;
+    }
+    if (call.idempotencyKey !== undefined) request.headers['idempotency-key'] = call.idempotencyKey;
+    const response = await this.#transport(request);
+    if (response.status < 200 || response.status > 299) throw OrcaError.fromResponse(response, this.#clock());
+    return parseJson(response.text) as T;
+  }
+
+  // ---- models
+
+  /** Deploys BPMN (`.bpmn`, to process-definitions) and DMN (`.dmn`, to models) files, one request each, in order. */
+  deploy(file: ModelFile, options?: CallOptions): Promise<Deployment>;
+  deploy(files: ModelFile[], options?: CallOptions): Promise<Deployment[]>;
+  async deploy(files: ModelFile | ModelFile[], options: CallOptions = {}): Promise<Deployment | Deployment[]> {
+    const list = Array.isArray(files) ? files : [files];
+    const out: Deployment[] = [];
+    for (const [index, file] of list.entries()) {
+      // One logical call per file; a caller's key is made distinct per file.
+      const key = options.idempotencyKey === undefined || list.length === 1 ? options.idempotencyKey : `${options.idempotencyKey}:${index}`;
+      out.push(await this.#deployOne(file, { ...options, idempotencyKey: key }));
+    }
+    return Array.isArray(files) ? out : out[0];
+  }
+
+  async #deployOne(file: ModelFile, options: CallOptions): Promise<Deployment> {
+    const call: Call = { query: { resourceName: baseName(file.name) }, xml: file.content, idempotencyKey: keyOf(options), signal: options.signal };
+    if (modelKind(file.name) === 'process') return { kind: 'process', ...(await this.#call<ProcessDeployment>('POST', '/api/v1/process-definitions', call)) };
+    return { kind: 'decision', ...(await this.#call<DecisionDeployment>('POST', '/api/v1/models', call)) };
+  }
+
+  listProcessDefinitions(query: { limit?: number; cursor?: string } = {}): Promise<ProcessDefinitionPage> {
+    return this.#call('GET', '/api/v1/process-definitions', { query });
+  }
+
+  // ---- instances
+
+  startInstance(request: StartInstanceRequest, options: CallOptions = {}): Promise<StartedInstance> {
+    return this.#call('POST', '/api/v1/process-instances', { json: request, idempotencyKey: keyOf(options), signal: options.signal });
+  }
+
+  async listInstances(query: ListInstancesQuery = {}): Promise<InstancePage> {
+    const filters = (query.variables ?? []).map(parseVariableFilter);
+    const page = await this.#call<InstancePage>('GET', '/api/v1/process-instances', {
+      query: {
+        'filter.state': query.state,
+        'filter.variable': query.variables?.[0],
+        'filter.bpmnProcessId': query.bpmnProcessId,
+        limit: query.limit,
+        cursor: query.cursor,
+      } satisfies Query<'getProcessInstances'>,
+    });
+    if (filters.length <= 1) return page;
+    const rest = filters.slice(1);
+    return { ...page, items: page.items.filter((item) => rest.every((f) => variableMatches(item.variables[f.name], f.value))) };
+  }
+
+  getInstance(key: string): Promise<InstanceDetail> {
+    return this.#call('GET', '/api/v1/process-instances/{key}', { path: { key } });
+  }
+
+  /** Extension: cancels an ACTIVE instance. */
+  async cancelInstance(key: string): Promise<void> {
+    await this.#call('POST', '/api/v1/process-instances/{key}/cancel', { path: { key } });
+  }
+
+  // ---- incidents
+
+  listIncidents(query: IncidentQuery = {}): Promise<IncidentPage> {
+    return this.#call('GET', '/api/v1/incidents', {
+      query: {
+        'filter.state': query.state,
+        'filter.processInstanceKey': query.processInstanceKey,
+        limit: query.limit,
+        cursor: query.cursor,
+      } satisfies Query<'getIncidents'>,
+    });
+  }
+
+  getIncident(id: string): Promise<Incident> {
+    return this.#call('GET', '/api/v1/incidents/{id}', { path: { id } });
+  }
+
+  /** Closes the incident record (the instance stays INCIDENT: SPEC.md). Idempotent on the server. */
+  resolveIncident(id: string): Promise<Incident> {
+    return this.#call('PATCH', '/api/v1/incidents/{id}', { path: { id } });
+  }
+
+  // ---- jobs
+
+  /**
+   * Activates up to `maxJobsToActivate` jobs. Never repeated by the client:
+   * jobs activated by a request whose answer was lost stay with this worker
+   * name (SPEC.md: no lock period).
+   */
+  async activateJobs(request: ActivateJobsRequest, options: { signal?: AbortSignal } = {}): Promise<ActivatedJob[]> {
+    const answer = await this.#call<{ jobs: ActivatedJob[] }>('POST', '/api/v1/jobs/activate', { json: request, signal: options.signal });
+    return answer.jobs;
+  }
+
+  async completeJob(jobKey: string, variables?: Variables, options: CallOptions = {}): Promise<void> {
+    const json: CompleteJobRequest = variables === undefined ? {} : { variables };
+    await this.#call('POST', '/api/v1/jobs/{jobKey}/complete', { path: { jobKey }, json, idempotencyKey: keyOf(options), signal: options.signal });
+  }
+
+  async failJob(jobKey: string, failure: FailJobRequest, options: CallOptions = {}): Promise<void> {
+    await this.#call('POST', '/api/v1/jobs/{jobKey}/fail', { path: { jobKey }, json: failure, idempotencyKey: keyOf(options), signal: options.signal });
+  }
+
+  // ---- human tasks
+
+  listTasks(query: TaskQuery = {}): Promise<TaskPage> {
+    return this.#call('GET', '/api/v1/tasks', { query });
+  }
+
+  getTask(id: string): Promise<Task> {
+    return this.#call('GET', '/api/v1/tasks/{id}', { path: { id } });
+  }
+
+  /** Completes a human task (costs 1 credit). */
+  async completeTask(id: string, variables?: Variables, options: CallOptions = {}): Promise<void> {
+    const json: CompleteTaskRequest = variables === undefined ? {} : { variables };
+    await this.#call('POST', '/api/v1/tasks/{id}/complete', { path: { id }, json, idempotencyKey: keyOf(options), signal: options.signal });
+  }
+
+  // ---- decisions and account
+
+  evaluateDecision(decisionId: string, variables: Variables = {}): Promise<DecisionResult> {
+    return this.#call('POST', '/api/v1/decisions/{decisionId}/evaluate', { path: { decisionId }, json: { variables } });
+  }
+
+  getAccount(): Promise<Account> {
+    return this.#call('GET', '/api/v1/account');
+  }
+}
+
+/** One key per logical call: the caller's, or a fresh UUID that every repeat of this call reuses. */
+function keyOf(options: CallOptions): string {
+  return options.idempotencyKey ?? crypto.randomUUID();
+}
+
+function baseName(name: string): string {
+  return name.split(/[\\/]/).pop() || name;
+}
+
+function modelKind(name: string): 'process' | 'decision' {
+  if (/\.bpmn(\.xml)?$/i.test(name)) return 'process';
+  if (/\.dmn(\.xml)?$/i.test(name)) return 'decision';
+  throw new TypeError(`deploy: '${name}' is neither .bpmn nor .dmn`);
+}
+
+function parseVariableFilter(text: string): { name: string; value: string } {
+  const colon = text.indexOf(':');
+  if (colon <= 0) throw new TypeError(`variable filter '${text}' must be <name>:<value>`);
+  return { name: text.slice(0, colon), value: text.slice(colon + 1) };
+}
+
+/** As the server's filter compares: the text as a string, or as the number, boolean or null it spells. */
+function variableMatches(value: unknown, text: string): boolean {
+  if (typeof value === 'string') return value === text;
+  if (typeof value === 'number') return text.trim() !== '' && Number(text) === value;
+  if (typeof value === 'boolean' || value === null) return JSON.stringify(value) === text;
+  return false;
+}

@@ -1,0 +1,257 @@
+// createWorker: a job worker in the manner of Camunda 8's clients. It keeps
+// up to `maxJobsActive` jobs in hand and activates more once it holds no
+// more than `activateThreshold` of that; runs the handler on each job; a
+// returned object completes the job with those variables, a thrown error
+// fails it with `retries - 1` and the message. An empty poll sleeps 1 to 5 s
+// with jitter (SPEC.md's guidance) unless the worker long-polls
+// (`requestTimeout`, an extension). A job's outcome, once known, is sent
+// until the server takes it (with one Idempotency-Key for all its repeats),
+// since the job stays with this worker otherwise (SPEC.md: no lock period).
+// stop() lets the jobs in hand finish and their outcomes be sent.
+import { OrcaError } from './errors.ts';
+import { OrcaClient, type OrcaClientOptions } from './orca-client.ts';
+import { backoffMs, retryPolicy } from './retry.ts';
+import { sleep as defaultSleep } from './transport.ts';
+import type { ActivatedJob, Variables } from './types.ts';
+
+/** What a handler returns: variables to complete the job with, or nothing. */
+export type HandlerResult = Variables | void | undefined | null;
+
+export type JobHandler = (job: ActivatedJob) => HandlerResult | Promise<HandlerResult>;
+
+/**
+ * Thrown by a handler to choose how its job fails: with `retries` left
+ * (default: the job's retries minus one), and, since the server offers a
+ * failed job again at once (SPEC.md), after waiting `retryBackoffMs` while
+ * still holding it (SPEC.md: "a worker that needs delay … waits itself").
+ */
+export class JobFailure extends Error {
+  override readonly name = 'JobFailure';
+  readonly retries?: number;
+  readonly retryBackoffMs?: number;
+  constructor(message: string, options: { retries?: number; retryBackoffMs?: number; cause?: unknown } = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.retries = options.retries;
+    this.retryBackoffMs = options.retryBackoffMs;
+  }
+}
+
+export type WorkerEvent =
+  | { type: 'poll'; requested: number; activated: number }
+  | { type: 'poll-error'; error: unknown; delayMs: number }
+  | { type: 'job-started'; job: ActivatedJob }
+  /** The server handed out a job this worker already holds; its handler is not run again. */
+  | { type: 'job-duplicate'; job: ActivatedJob }
+  | { type: 'job-completed'; job: ActivatedJob; durationMs: number }
+  | { type: 'job-failed'; job: ActivatedJob; durationMs: number; retries: number; error: unknown }
+  /** Sending the outcome got no answer (or 429/503); it is sent again with the same Idempotency-Key. */
+  | { type: 'outcome-retry'; job: ActivatedJob; outcome: 'complete' | 'fail'; error: unknown; delayMs: number }
+  /** The server refused the outcome (404: the job is gone, e.g. its instance was cancelled; 409; 400). */
+  | { type: 'outcome-refused'; job: ActivatedJob; outcome: 'complete' | 'fail'; error: unknown; repeated: boolean }
+  | { type: 'stopped' };
+
+export interface WorkerOptions {
+  /** A client to share; otherwise one is made from url, apiKey and token. */
+  client?: OrcaClient;
+  url?: string;
+  apiKey?: string;
+  token?: OrcaClientOptions['token'];
+  /** The job type to work on. */
+  type: string;
+  handler: JobHandler;
+  /** Recorded on the jobs this worker holds (default `<type>-worker`). */
+  name?: string;
+  /** Most jobs in hand at once (default 32). */
+  maxJobsActive?: number;
+  /** Activate more once the jobs in hand are at most this share of maxJobsActive (default 0.3, as Camunda 8's clients). */
+  activateThreshold?: number;
+  /** Sleep after an empty poll: a range picked from uniformly, or a fixed time (default [1000, 5000]). */
+  pollIntervalMs?: number | [number, number];
+  /** Extension: long-poll, the server holding an empty poll up to this many ms (at most 60,000). */
+  requestTimeout?: number;
+  /** Logging and metrics. An exception thrown here is ignored. */
+  onEvent?: (event: WorkerEvent) => void;
+  /** Tests. */
+  random?: () => number;
+  sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
+}
+
+export interface WorkerStats {
+  active: number;
+  completed: number;
+  failed: number;
+  polls: number;
+}
+
+export interface Worker {
+  readonly name: string;
+  readonly type: string;
+  stats(): WorkerStats;
+  /** Stops activating, lets the jobs in hand finish and their outcomes be sent, then resolves. */
+  stop(): Promise<void>;
+  /** Resolves when the worker has stopped. */
+  readonly stopped: Promise<void>;
+}
+
+const OUTCOME_RETRY = retryPolicy({ baseMs: 200, maxMs: 5_000 });
+const POLL_ERROR_RETRY = retryPolicy({ baseMs: 250, maxMs: 5_000 });
+/** What the server keeps of an error message (engine/limits.ts maxTextLength). */
+const MAX_MESSAGE = 10_000;
+
+export function createWorker(options: WorkerOptions): Worker {
+  if (typeof options?.handler !== 'function') throw new TypeError('createWorker: `handler` must be a function');
+  if (!options.type) throw new TypeError('createWorker: `type` is required');
+  if (!options.client && !options.url) throw new TypeError('createWorker: pass `client`, or `url` (and `apiKey`)');
+  const client = options.client ?? new OrcaClient({ url: options.url!, apiKey: options.apiKey, token: options.token });
+  const maxJobsActive = Math.max(1, Math.floor(options.maxJobsActive ?? 32));
+  const threshold = Math.floor(maxJobsActive * Math.min(1, Math.max(0, options.activateThreshold ?? 0.3)));
+  const interval = options.pollIntervalMs ?? [1_000, 5_000];
+  const [minSleep, maxSleep] = typeof interval === 'number' ? [interval, interval] : interval;
+  const random = options.random ?? Math.random;
+  const sleep = options.sleep ?? defaultSleep;
+  // Worker names are ids on the server: at most 255 characters.
+  const name = options.name ?? `${options.type}-worker`.slice(0, 255);
+
+  const inHand = new Map<string, Promise<void>>();
+  const stats: WorkerStats = { active: 0, completed: 0, failed: 0, polls: 0 };
+  // Aborted by stop(): ends the poll loop's sleeps and retry back-offs early, never a request in flight.
+  const stopping = new AbortController();
+  let capacityFreed: (() => void) | undefined;
+
+  function emit(event: WorkerEvent): void {
+    try {
+      options.onEvent?.(event);
+    } catch {
+      // A logging hook must not take the worker down.
+    }
+  }
+
+  async function pause(ms: number): Promise<void> {
+    await sleep(ms, stopping.signal).catch(() => {});
+  }
+
+  async function pollLoop(): Promise<void> {
+    let errors = 0;
+    while (!stopping.signal.aborted) {
+      if (inHand.size > threshold) {
+        await new Promise<void>((resolve) => (capacityFreed = resolve));
+        continue;
+      }
+      const requested = maxJobsActive - inHand.size;
+      let jobs: ActivatedJob[];
+      try {
+        // Never aborted: jobs the server activated for a request whose answer is dropped stay with this worker for good.
+        jobs = await client.activateJobs({ type: options.type, maxJobsToActivate: requested, worker: name, requestTimeout: options.requestTimeout });
+        errors = 0;
+      } catch (error) {
+        const delayMs = Math.max(backoffMs(POLL_ERROR_RETRY, ++errors, random), error instanceof OrcaError ? (error.retryAfterMs ?? 0) : 0);
+        emit({ type: 'poll-error', error, delayMs });
+        await pause(delayMs);
+        continue;
+      }
+      stats.polls++;
+      emit({ type: 'poll', requested, activated: jobs.length });
+      for (const job of jobs) {
+        // The server hands a job out once; should it come again, its handler must not run twice here.
+        if (inHand.has(job.key)) emit({ type: 'job-duplicate', job });
+        else take(job);
+      }
+      if (jobs.length === 0 && !options.requestTimeout) await pause(minSleep + (maxSleep - minSleep) * random());
+    }
+  }
+
+  function take(job: ActivatedJob): void {
+    stats.active++;
+    const done = handle(job).finally(() => {
+      inHand.delete(job.key);
+      stats.active--;
+      const wake = capacityFreed;
+      capacityFreed = undefined;
+      wake?.();
+    });
+    inHand.set(job.key, done);
+  }
+
+  async function handle(job: ActivatedJob): Promise<void> {
+    emit({ type: 'job-started', job });
+    const started = performance.now();
+    let result: HandlerResult;
+    try {
+      result = await options.handler(job);
+      if (result !== undefined && result !== null && (typeof result !== 'object' || Array.isArray(result))) {
+        throw new TypeError(`the handler returned ${Array.isArray(result) ? 'an array' : typeof result}; return an object of variables, or nothing`);
+      }
+    } catch (error) {
+      const failure = error instanceof JobFailure ? error : undefined;
+      const retries = Math.max(0, Math.floor(failure?.retries ?? job.retries - 1));
+      if (failure?.retryBackoffMs && retries > 0) await pause(failure.retryBackoffMs);
+      const message = (error instanceof Error ? error.message : String(error)).slice(0, MAX_MESSAGE);
+      const sent = await sendOutcome(job, 'fail', (options) => client.failJob(job.key, { retries, errorMessage: message }, options));
+      if (sent) {
+        stats.failed++;
+        emit({ type: 'job-failed', job, durationMs: performance.now() - started, retries, error });
+      }
+      return;
+    }
+    const variables = result ?? undefined;
+    const sent = await sendOutcome(job, 'complete', (options) => client.completeJob(job.key, variables, options));
+    if (sent) {
+      stats.completed++;
+      emit({ type: 'job-completed', job, durationMs: performance.now() - started });
+    }
+  }
+
+  /**
+   * Sends a known outcome until the server answers it. One Idempotency-Key
+   * for every repeat: a server that honours it answers a repeat with the
+   * first result; one that does not answers 404 to the repeat of an applied
+   * completion (the job is gone), which is reported with `repeated: true`.
+   */
+  async function sendOutcome(job: ActivatedJob, outcome: 'complete' | 'fail', send: (options: { idempotencyKey: string }) => Promise<void>): Promise<boolean> {
+    const idempotencyKey = crypto.randomUUID();
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await send({ idempotencyKey });
+        return true;
+      } catch (error) {
+        if (!(error instanceof OrcaError) || !error.retryable) {
+          emit({ type: 'outcome-refused', job, outcome, error, repeated: attempt > 1 });
+          return false;
+        }
+        const delayMs = Math.max(backoffMs(OUTCOME_RETRY, attempt, random), error instanceof OrcaError ? (error.retryAfterMs ?? 0) : 0);
+        emit({ type: 'outcome-retry', job, outcome, error, delayMs });
+        // Not cut short by stop(): stop() waits for outcomes to be sent.
+        await sleep(delayMs);
+      }
+    }
+  }
+
+  const loop = pollLoop();
+  let stopped: Promise<void> | undefined;
+
+  function stop(): Promise<void> {
+    stopped ??= (async () => {
+      stopping.abort();
+      capacityFreed?.();
+      await loop;
+      // Jobs taken by the last poll are in hand too; wait until none is left.
+      while (inHand.size > 0) await Promise.allSettled([...inHand.values()]);
+      emit({ type: 'stopped' });
+    })();
+    return stopped;
+  }
+
+  let resolveStopped: () => void = () => {};
+  const whenStopped = new Promise<void>((resolve) => (resolveStopped = resolve));
+
+  return {
+    name,
+    type: options.type,
+    stats: () => ({ ...stats }),
+    async stop() {
+      await stop();
+      resolveStopped();
+    },
+    stopped: whenStopped,
+  };
+}
