@@ -18,9 +18,7 @@ const ACTIVATE_MAX = 32;
 export function compileScenario(scenario: Scenario): ProcessModel {
   const result = compileBpmn(readModel(scenario.orcaModel));
   if (!result.ok) {
-    throw new BenchmarkCheckFailed(
-      `${scenario.orcaModel} rejected: ${result.problems.map((p) => `${p.elementId ?? '-'}: ${p.message}`).join('; ')}`,
-    );
+    throw new BenchmarkCheckFailed(`${scenario.orcaModel} rejected: ${result.problems.map((p) => `${p.elementId ?? '-'}: ${p.message}`).join('; ')}`);
   }
   const process = result.model.processes.find((p) => p.id === scenario.processId);
   if (process === undefined) throw new BenchmarkCheckFailed(`${scenario.orcaModel} has no process '${scenario.processId}'.`);

@@ -55,9 +55,7 @@ describe('bench:core harness', () => {
 
   it("keeps each engine's copy of a model identical except for condition expressions", () => {
     const body = (xml: string) =>
-      xml
-        .replace(/<!--[\s\S]*?-->/g, '')
-        .replace(/<bpmn:conditionExpression[^>]*>[\s\S]*?<\/bpmn:conditionExpression>/g, '<condition/>');
+      xml.replace(/<!--[\s\S]*?-->/g, '').replace(/<bpmn:conditionExpression[^>]*>[\s\S]*?<\/bpmn:conditionExpression>/g, '<condition/>');
     for (const scenario of SCENARIOS) {
       expect(body(readModel(scenario.bpmnEngineModel))).toBe(body(readModel(scenario.orcaModel)));
     }

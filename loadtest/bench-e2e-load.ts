@@ -4,26 +4,25 @@
 // (instances arrive at a fixed rate, whatever the latency, like k6's
 // constant-arrival-rate) or a closed model (N starter lanes, each starting
 // an instance and waiting until its job is completed before the next: the
-// maximum throughput at that concurrency). Workers run through all phases,
+// maximum throughput at that concurrency). Workers (bench-e2e-workers.ts: the
+// hand-written loop or the client library's) run through all phases,
 // activating up to `maxJobs` jobs per call and completing them concurrently.
 // Every instance is tracked by its key from the start request to the
 // completion acknowledgement; afterwards each counted instance is looked up
 // over the API and must be COMPLETED. Failed requests are counted, not
 // thrown: the report says how many and of which kind.
 import { readFileSync } from 'node:fs';
-import { Pool, errors as undiciErrors } from 'undici';
 import { percentile } from './bench-engine-run.ts';
+import { Client, VERIFY_CONCURRENCY } from './bench-e2e-client.ts';
+import { Tracker, type Tracked } from './bench-e2e-tracker.ts';
+import { startWorkers, type WorkerKind } from './bench-e2e-workers.ts';
 
 export const MODEL_FILE = new URL('./k6/models/service-task.bpmn', import.meta.url);
 export const PROCESS_ID = 'orca-load-service-task';
 export const JOB_TYPE = 'orca-load-work';
 
-/** A request not answered in this time is an error (a timeout), and the run goes on. */
-const REQUEST_TIMEOUT_MS = 10_000;
 /** How long a phase waits, after its last start, for the instances still in flight. */
 const DRAIN_TIMEOUT_MS = 30_000;
-/** How many verification lookups run at once. */
-const VERIFY_CONCURRENCY = 16;
 
 export interface LoadSettings {
   /** Open model: instances started per second. */
@@ -37,6 +36,8 @@ export interface LoadSettings {
   longPollMs: number;
   /** Open model: start requests in flight at most; an arrival beyond that is dropped (k6's dropped_iterations). */
   maxInFlight: number;
+  /** The hand-written loop (default) or the client library's createWorker (bench-e2e-workers.ts). */
+  workerKind?: WorkerKind;
 }
 
 export interface PhasePlan {
@@ -109,19 +110,7 @@ export interface LoadResult {
 
 export class LoadCheckFailed extends Error {}
 
-interface Tracked {
-  phase?: PhaseState;
-  sentAt?: number;
-  startedAt?: number;
-  activatedAt?: number;
-  /** Date.now() at activatedAt: compared with the server's createdAt. */
-  activatedWallMs?: number;
-  completeSentAt?: number;
-  completedAt?: number;
-  jobKey?: string;
-}
-
-interface PhaseState {
+export interface PhaseState {
   plan: PhasePlan;
   windowStart: number;
   windowEnd: number;
@@ -135,130 +124,6 @@ interface PhaseState {
   clientCpuPercent: number;
 }
 
-interface Response {
-  status: number;
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
-  body: any;
-}
-
-/**
- * One client for the whole run. Every request goes through `call`, which
- * turns a non-2xx answer or a transport failure into a counted error (and
- * `undefined`), so no failure escapes as an exception into a loop.
- * Starters and workers have separate connection pools, each large enough
- * that no request waits for a connection in this process: with one shared
- * pool, an open model's backlog of starts would queue the workers'
- * completions behind it, and the figures would measure the client.
- */
-class Client {
-  readonly errorsByKind = new Map<string, number>();
-  errors = 0;
-  private readonly starters: Pool;
-  private readonly workers: Pool;
-
-  constructor(
-    baseUrl: string,
-    private readonly apiKey: string,
-    settings: LoadSettings,
-  ) {
-    const options = { pipelining: 1, keepAliveTimeout: 30_000 };
-    // Open model: one per start in flight (more are dropped); closed: one per lane.
-    this.starters = new Pool(baseUrl, { ...options, connections: Math.max(settings.maxInFlight, settings.concurrency) });
-    // Each worker's activation plus its completions, all at once.
-    this.workers = new Pool(baseUrl, { ...options, connections: settings.workers * (settings.maxJobs + 1) + VERIFY_CONCURRENCY });
-  }
-
-  async call(
-    operation: 'deploy' | 'start' | 'activate' | 'complete' | 'verify',
-    method: 'GET' | 'POST',
-    path: string,
-    options: { json?: unknown; xml?: string; timeoutMs?: number; signal?: AbortSignal } = {},
-  ): Promise<Response | undefined> {
-    const headers: Record<string, string> = { 'x-api-key': this.apiKey };
-    let body: string | undefined;
-    if (options.json !== undefined) {
-      headers['content-type'] = 'application/json';
-      body = JSON.stringify(options.json);
-    } else if (options.xml !== undefined) {
-      headers['content-type'] = 'application/xml';
-      body = options.xml;
-    }
-    const timeout = options.timeoutMs ?? REQUEST_TIMEOUT_MS;
-    try {
-      const pool = operation === 'start' || operation === 'deploy' ? this.starters : this.workers;
-      const response = await pool.request({ method, path, headers, body, headersTimeout: timeout, bodyTimeout: timeout, signal: options.signal });
-      const text = await response.body.text();
-      if (response.statusCode < 200 || response.statusCode > 299) {
-        this.count(`${operation} ${response.statusCode}`);
-        return undefined;
-      }
-      return { status: response.statusCode, body: text === '' ? undefined : JSON.parse(text) };
-    } catch (err) {
-      // A stop of the run aborts the workers' long polls: that is no error.
-      if (options.signal?.aborted) return undefined;
-      const timedOut = err instanceof undiciErrors.HeadersTimeoutError || err instanceof undiciErrors.BodyTimeoutError;
-      this.count(`${operation} ${timedOut ? 'timeout' : ((err as { code?: string }).code ?? (err as Error).name)}`);
-      return undefined;
-    }
-  }
-
-  private count(kind: string): void {
-    this.errors++;
-    this.errorsByKind.set(kind, (this.errorsByKind.get(kind) ?? 0) + 1);
-  }
-
-  async close(): Promise<void> {
-    await Promise.all([this.starters.close(), this.workers.close()]);
-  }
-}
-
-/**
- * Per-instance bookkeeping shared by starters and workers. A job may be
- * handed out, even completed, before its start request is answered (the
- * leader queues the job before it replies), so entries are keyed by instance
- * key and filled from both sides.
- */
-class Tracker {
-  readonly tracked = new Map<string, Tracked>();
-  private readonly waiters = new Map<string, Set<() => void>>();
-  failure: Error | undefined;
-
-  entry(key: string): Tracked {
-    let entry = this.tracked.get(key);
-    if (entry === undefined) this.tracked.set(key, (entry = {}));
-    return entry;
-  }
-
-  completed(key: string, at: number): void {
-    this.entry(key).completedAt = at;
-    for (const wake of [...(this.waiters.get(key) ?? [])]) wake();
-  }
-
-  /** True once the instance's job completion is acknowledged; false at the deadline or on a failed check. */
-  completion(key: string, deadline: number): Promise<boolean> {
-    if (this.entry(key).completedAt !== undefined) return Promise.resolve(true);
-    if (this.failure !== undefined || now() >= deadline) return Promise.resolve(false);
-    return new Promise((resolve) => {
-      const waiting = this.waiters.get(key) ?? new Set<() => void>();
-      this.waiters.set(key, waiting);
-      const wake = () => {
-        clearTimeout(timer);
-        waiting.delete(wake);
-        if (waiting.size === 0) this.waiters.delete(key);
-        resolve(this.entry(key).completedAt !== undefined);
-      };
-      const timer = setTimeout(wake, deadline - now());
-      waiting.add(wake);
-    });
-  }
-
-  /** The first failure wins; everyone waiting is released. */
-  fail(err: Error): void {
-    this.failure ??= err;
-    for (const waiting of [...this.waiters.values()]) for (const wake of [...waiting]) wake();
-  }
-}
-
 const now = () => performance.now();
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -268,62 +133,34 @@ export interface PhaseHooks {
   end(phase: string): Promise<void>;
 }
 
-export async function runLoad(baseUrl: string, apiKey: string, settings: LoadSettings, plans: PhasePlan[], signal?: AbortSignal, hooks?: PhaseHooks): Promise<LoadResult> {
+export async function runLoad(
+  baseUrl: string,
+  apiKey: string,
+  settings: LoadSettings,
+  plans: PhasePlan[],
+  signal?: AbortSignal,
+  hooks?: PhaseHooks,
+): Promise<LoadResult> {
   const client = new Client(baseUrl, apiKey, settings);
   try {
-    const deployed = await client.call('deploy', 'POST', `/api/v1/process-definitions?resourceName=service-task.bpmn`, { xml: readFileSync(MODEL_FILE, 'utf8') });
+    const deployed = await client.call('deploy', 'POST', `/api/v1/process-definitions?resourceName=service-task.bpmn`, {
+      xml: readFileSync(MODEL_FILE, 'utf8'),
+    });
     if (deployed?.body?.id !== PROCESS_ID) throw new LoadCheckFailed(`deploying ${MODEL_FILE.pathname} failed (${JSON.stringify([...client.errorsByKind])})`);
 
     const tracker = new Tracker();
     const { tracked } = tracker;
     const counters = { activations: 0, empty: 0 };
-    const stopWorkers = new AbortController();
     const onAbort = () => tracker.fail(new Error('interrupted'));
     signal?.addEventListener('abort', onAbort, { once: true });
     if (signal?.aborted) onAbort();
 
-    const worker = async (name: string) => {
-      while (!stopWorkers.signal.aborted) {
-        const answer = await client.call('activate', 'POST', '/api/v1/jobs/activate', {
-          json: { type: JOB_TYPE, maxJobsToActivate: settings.maxJobs, worker: name, ...(settings.longPollMs > 0 ? { requestTimeout: settings.longPollMs } : {}) },
-          timeoutMs: settings.longPollMs + REQUEST_TIMEOUT_MS,
-          signal: stopWorkers.signal,
-        });
-        const activatedAt = now();
-        const activatedWallMs = Date.now();
-        if (answer === undefined) {
-          // An error was counted; do not hammer a failing server.
-          if (!stopWorkers.signal.aborted) await sleepUnlessStopped(100, stopWorkers.signal);
-          continue;
-        }
-        counters.activations++;
-        const jobs = (answer.body?.jobs ?? []) as { key: string; processInstanceKey: string; type: string }[];
-        if (jobs.length === 0) {
-          counters.empty++;
-          // SPEC.md "Polling guidance"; with long polling the server has waited already.
-          if (settings.longPollMs === 0) await sleepUnlessStopped(1_000 + Math.random() * 4_000, stopWorkers.signal);
-          continue;
-        }
-        await Promise.all(
-          jobs.map(async (job) => {
-            const entry = tracker.entry(job.processInstanceKey);
-            if (job.type !== JOB_TYPE) tracker.fail(new LoadCheckFailed(`activated a job of type '${job.type}'; only '${JOB_TYPE}' was asked for`));
-            if (entry.activatedAt !== undefined) tracker.fail(new LoadCheckFailed(`instance ${job.processInstanceKey}: its job was handed out twice (${entry.jobKey}, ${job.key})`));
-            entry.activatedAt = activatedAt;
-            entry.activatedWallMs = activatedWallMs;
-            entry.jobKey = job.key;
-            entry.completeSentAt = now();
-            const done = await client.call('complete', 'POST', `/api/v1/jobs/${job.key}/complete`, { json: { variables: { done: true } } });
-            if (done !== undefined) tracker.completed(job.processInstanceKey, now());
-          }),
-        );
-      }
-    };
-
     const start = async (phase: PhaseState): Promise<string | undefined> => {
       const sentAt = now();
       phase.inFlightStarts++;
-      const answer = await client.call('start', 'POST', '/api/v1/process-instances', { json: { bpmnProcessId: PROCESS_ID, variables: { phase: phase.plan.name } } });
+      const answer = await client.call('start', 'POST', '/api/v1/process-instances', {
+        json: { bpmnProcessId: PROCESS_ID, variables: { phase: phase.plan.name } },
+      });
       phase.inFlightStarts--;
       const startedAt = now();
       if (answer === undefined) return undefined;
@@ -341,14 +178,34 @@ export async function runLoad(baseUrl: string, apiKey: string, settings: LoadSet
     };
     const failed = () => tracker.failure !== undefined;
 
-    const workers = Array.from({ length: settings.workers }, (_, i) => worker(`bench-e2e-${i}`));
+    const workers = startWorkers(settings.workerKind ?? 'loop', {
+      baseUrl,
+      apiKey,
+      client,
+      settings,
+      tracker,
+      counters,
+      jobType: JOB_TYPE,
+      checkFailed: (message) => new LoadCheckFailed(message),
+    });
     const phases: PhaseState[] = [];
     try {
       for (const plan of plans) {
         if (failed()) break;
         await hooks?.begin(plan.name);
         const windowStart = now();
-        const phase: PhaseState = { plan, windowStart, windowEnd: windowStart + plan.seconds * 1000, keys: [], requestErrors: 0, dropped: 0, maxSendLagMs: 0, startCalls: [], inFlightStarts: 0, clientCpuPercent: 0 };
+        const phase: PhaseState = {
+          plan,
+          windowStart,
+          windowEnd: windowStart + plan.seconds * 1000,
+          keys: [],
+          requestErrors: 0,
+          dropped: 0,
+          maxSendLagMs: 0,
+          startCalls: [],
+          inFlightStarts: 0,
+          clientCpuPercent: 0,
+        };
         const cpuBefore = process.cpuUsage();
         phases.push(phase);
         const clientErrorsBefore = client.errors;
@@ -363,8 +220,7 @@ export async function runLoad(baseUrl: string, apiKey: string, settings: LoadSet
         await hooks?.end(plan.name);
       }
     } finally {
-      stopWorkers.abort();
-      await Promise.all(workers);
+      await workers.stop();
       signal?.removeEventListener('abort', onAbort);
     }
     if (tracker.failure !== undefined) throw tracker.failure;
@@ -372,7 +228,8 @@ export async function runLoad(baseUrl: string, apiKey: string, settings: LoadSet
     let unmatchedJobs = 0;
     for (const entry of tracked.values()) if (entry.phase === undefined) unmatchedJobs++;
     const counted = [...tracked].filter(([, e]) => e.phase !== undefined && e.completedAt !== undefined).map(([key]) => key);
-    if (client.errors === 0 && unmatchedJobs > 0) throw new LoadCheckFailed(`${unmatchedJobs} jobs belonged to instances no start request returned, with no failed request to explain them`);
+    if (client.errors === 0 && unmatchedJobs > 0)
+      throw new LoadCheckFailed(`${unmatchedJobs} jobs belonged to instances no start request returned, with no failed request to explain them`);
     const createdAt = await verifyCompleted(client, counted);
     return {
       phases: phases.filter((p) => !p.plan.warmup).map((p) => phaseResult(p, tracked, createdAt, settings)),
@@ -391,7 +248,12 @@ export async function runLoad(baseUrl: string, apiKey: string, settings: LoadSet
 }
 
 /** Arrivals at fixed times i/rate from the window's start, sent whether or not earlier ones were answered. */
-async function openModel(phase: PhaseState, settings: LoadSettings, start: (p: PhaseState) => Promise<string | undefined>, failed: () => boolean): Promise<void> {
+async function openModel(
+  phase: PhaseState,
+  settings: LoadSettings,
+  start: (p: PhaseState) => Promise<string | undefined>,
+  failed: () => boolean,
+): Promise<void> {
   const interval = 1000 / settings.rate;
   const total = Math.floor(phase.plan.seconds * settings.rate);
   const pending: Promise<unknown>[] = [];
@@ -433,18 +295,6 @@ async function closedModel(
   await Promise.all(Array.from({ length: settings.concurrency }, lane));
 }
 
-async function sleepUnlessStopped(ms: number, stop: AbortSignal): Promise<void> {
-  await new Promise<void>((resolve) => {
-    const timer = setTimeout(done, ms);
-    stop.addEventListener('abort', done, { once: true });
-    function done() {
-      clearTimeout(timer);
-      stop.removeEventListener('abort', done);
-      resolve();
-    }
-  });
-}
-
 /**
  * Looks every counted instance up over the API. The list of COMPLETED
  * instances of the process (pages of 1,000) covers most at little cost; any
@@ -461,7 +311,8 @@ async function verifyCompleted(client: Client, keys: string[]): Promise<Map<stri
     if (cursor !== null) query.set('cursor', cursor);
     const answer = await client.call('verify', 'GET', `/api/v1/process-instances?${query}`);
     if (answer === undefined) break;
-    for (const item of answer.body.items as { processInstanceKey: string; createdAt: string }[]) completed.set(item.processInstanceKey, Date.parse(item.createdAt));
+    for (const item of answer.body.items as { processInstanceKey: string; createdAt: string }[])
+      completed.set(item.processInstanceKey, Date.parse(item.createdAt));
     cursor = answer.body.nextCursor as string | null;
     if (cursor === null) break;
   }
@@ -476,7 +327,10 @@ async function verifyCompleted(client: Client, keys: string[]): Promise<Map<stri
       }),
     );
   }
-  if (wrong.length > 0) throw new LoadCheckFailed(`${wrong.length} of ${keys.length} instances whose job completion was acknowledged are not COMPLETED: ${wrong.slice(0, 5).join(', ')}`);
+  if (wrong.length > 0)
+    throw new LoadCheckFailed(
+      `${wrong.length} of ${keys.length} instances whose job completion was acknowledged are not COMPLETED: ${wrong.slice(0, 5).join(', ')}`,
+    );
   // Only the counted ones: other COMPLETED instances (a start whose answer was lost) are not this run's figures.
   return new Map(keys.map((key) => [key, completed.get(key)!]));
 }

@@ -17,7 +17,7 @@ import { fileURLToPath } from 'node:url';
 import { createIdentity } from '../api/identity/index.ts';
 import { createMailer } from '../api/mail/index.ts';
 import { createStore, openDatabase, type Database } from '../engine/store/index.ts';
-import { pgliteTemplate } from '../test/support/database.ts';
+import { pgliteTemplate } from '../engine/store/testing/database.ts';
 import { checkServices, messageOf, newScratch, removeScratch, ServicesUnavailable, type Scratch, type Services } from './bench-engine-services.ts';
 
 export type Backend = 'embedded' | 'pg-redis';
@@ -41,6 +41,8 @@ export interface ServerOptions {
   nodeFlags?: string[];
   /** pg-redis only: the schema and prefix to use (tests pass their own to check the cleanup). */
   scratch?: Scratch;
+  /** Environment for the child on top of the benchmark's (the fuzzer sets SMTP_URL and the rate limit). */
+  env?: NodeJS.ProcessEnv;
 }
 
 export interface ServerExit {
@@ -112,6 +114,7 @@ export async function startServer(options: ServerOptions): Promise<OrcaServer> {
       // The benchmark measures the engine; the per-account limit (1,000 requests/s by default) would cap it.
       ORCA_RATE_LIMIT_PER_SECOND: '0',
       SMTP_URL: '',
+      ...options.env,
     };
     if (dataDir !== undefined) {
       delete env.DATABASE_URL;
@@ -167,7 +170,11 @@ async function createBenchAccount(database: Database): Promise<{ account: string
   await database.migrate();
   const store = createStore(database.db);
   // createAccount sends no mail; the mailer is only what the identity service is built with.
-  const identity = createIdentity({ store, mailer: createMailer({ outbox: store.mailOutbox }), config: { publicUrl: 'http://localhost', initialCredits: BENCH_CREDITS } });
+  const identity = createIdentity({
+    store,
+    mailer: createMailer({ outbox: store.mailOutbox }),
+    config: { publicUrl: 'http://localhost', initialCredits: BENCH_CREDITS },
+  });
   return identity.createAccount(`bench-e2e-${randomBytes(6).toString('hex')}@example.com`);
 }
 
@@ -216,7 +223,7 @@ function outputBuffer(child: ChildProcess): () => string {
 }
 
 /** A port nobody listens on right now (the child binds it a moment later). */
-function freePort(): Promise<number> {
+export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();
     server.once('error', reject);
@@ -226,4 +233,3 @@ function freePort(): Promise<number> {
     });
   });
 }
-

@@ -15,6 +15,8 @@ import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { JOB_TYPE, LoadCheckFailed, PROCESS_ID, runLoad, type LoadSettings, type PhasePlan } from './bench-e2e-load.ts';
 import { formatE2eReport, parseArgs, phasePlans, runE2eBenchmark, type E2eOptions, type E2eResult } from './bench-e2e.ts';
+import { comparisonOrder, formatComparison, runWorkerComparison } from './bench-e2e-compare.ts';
+import { WORKER_KINDS } from './bench-e2e-workers.ts';
 import { newScratch, servicesFromEnv, type Scratch } from './bench-engine-services.ts';
 
 const realServices = Boolean(process.env.DATABASE_URL && process.env.REDIS_URL);
@@ -74,6 +76,25 @@ describe('bench:e2e harness against a real Orca server', () => {
     // No Postgres server of its own to probe.
     expect(result.flush).toBeUndefined();
     expect(server).toBeDefined();
+    expect(alive(server!.pid)).toBe(false);
+    expect(existsSync(server!.location)).toBe(false);
+  });
+
+  it('--compare-workers: runs the loop and the client library on one server, each sound, and prints their ratio last', { timeout: 240_000 }, async () => {
+    let server: { pid: number; location: string } | undefined;
+    const options: E2eOptions = { ...brief('embedded'), compareRounds: 1 };
+    const result = await runWorkerComparison(options, { onServer: (s) => (server = s) });
+    expect(result.runs.map((r) => r.kind)).toEqual(['loop', 'library']);
+    for (const run of result.runs) {
+      expect(run.closed.started).toBeGreaterThan(0);
+      expect(run.closed.completed).toBe(run.closed.started);
+      expect(run.errors).toBe(0);
+      expect(run.errorsByKind).toEqual({});
+    }
+    expect(result.ratio).toBeCloseTo(result.mean.library / result.mean.loop, 10);
+    const last = JSON.parse(formatComparison(result).split('\n').at(-1)!) as Record<string, unknown>;
+    expect(Object.keys(last)).toEqual(['backend', 'compare_workers', 'loop_pi_per_s', 'library_pi_per_s', 'library_vs_loop', 'errors']);
+    expect(last).toMatchObject({ backend: 'embedded', compare_workers: true, errors: 0 });
     expect(alive(server!.pid)).toBe(false);
     expect(existsSync(server!.location)).toBe(false);
   });
@@ -186,10 +207,10 @@ describe('bench:e2e checks, against a fake server', () => {
     }
   });
 
-  it('fails the run when a job is handed out twice', { timeout: 30_000 }, async () => {
+  it.each(WORKER_KINDS)('fails the run when a job is handed out twice (%s workers)', { timeout: 30_000 }, async (workerKind) => {
     const fake = await fakeOrca({ handOutTwice: true });
     try {
-      await expect(runLoad(fake.baseUrl, 'key', fastSettings, plans)).rejects.toThrow(/handed out twice/);
+      await expect(runLoad(fake.baseUrl, 'key', { ...fastSettings, workerKind }, plans)).rejects.toThrow(/handed out twice/);
     } finally {
       await fake.close();
     }
@@ -225,5 +246,28 @@ describe('bench:e2e flags', () => {
     expect(() => parseArgs(['--seconds=0'])).toThrow(/malformed/);
     expect(() => parseArgs(['--workers=1.5'])).toThrow(/malformed/);
     expect(() => parseArgs(['--fast'])).toThrow(/Unknown or malformed/);
+    expect(defaults.telemetry).toBeUndefined();
+    expect(parseArgs(['--telemetry=metrics', '--rounds=5'])).toMatchObject({ telemetry: 'metrics', rounds: 5 });
+    expect(parseArgs(['--telemetry=off']).telemetry).toBe('off');
+    expect(parseArgs(['--telemetry=traces']).telemetry).toBe('traces');
+    expect(() => parseArgs(['--telemetry=traced'])).toThrow(/Unknown or malformed/);
+    expect(() => parseArgs(['--rounds=0'])).toThrow(/malformed/);
+  });
+
+  it('chooses the workers: the loop by default, the client library, or both compared', () => {
+    expect(parseArgs([]).load.workerKind).toBeUndefined();
+    expect(parseArgs([]).compareRounds).toBeUndefined();
+    expect(parseArgs(['--workers=library']).load).toMatchObject({ workerKind: 'library', workers: 4 });
+    expect(parseArgs(['--workers=2', '--worker-kind=loop']).load).toMatchObject({ workerKind: 'loop', workers: 2 });
+    expect(parseArgs(['--compare-workers']).compareRounds).toBe(2);
+    expect(parseArgs(['--compare-workers', '--rounds=3']).compareRounds).toBe(3);
+    expect(comparisonOrder(2)).toEqual([
+      { round: 1, kind: 'loop' },
+      { round: 1, kind: 'library' },
+      { round: 2, kind: 'library' },
+      { round: 2, kind: 'loop' },
+    ]);
+    expect(() => parseArgs(['--workers=threads'])).toThrow(/malformed/);
+    expect(() => parseArgs(['--compare-workers=yes'])).toThrow(/malformed/);
   });
 });

@@ -10,12 +10,25 @@
 // {"backend","max_pi_per_s","p99_ms_at_200","activation_p99_ms","errors"}.
 // Flags: see USAGE and parseArgs; --cpu-prof=DIR makes the server child
 // write a V8 CPU profile there (summarise it with loadtest/cpu-profile-top.ts).
+// --workers=library runs the client library's createWorker instead of the
+// hand-written loop; --compare-workers runs the closed model with each in
+// turn (loop, library, library, loop … for --rounds rounds) against one
+// server and prints the throughput ratio (bench-e2e-compare.ts).
+// --telemetry=off|on runs the server with ORCA_METRICS so; --telemetry=metrics
+// runs it --rounds times with metrics off and on alternately and prints the
+// ratio, --telemetry=traces likewise with traces off and on (exported at
+// 10 % sampling to a loopback OTLP sink) (bench-e2e-telemetry.ts). Without
+// the flag the server runs as configured by default (metrics on, traces as
+// the OTEL_* variables of the bench's environment say); with it, traces
+// are off unless the flag turns them on.
 // Speed is reported, never asserted; a failed correctness check exits 1, and
 // the server and its data are removed in every case.
 import { pathToFileURL } from 'node:url';
 import { runLoad, type LoadResult, type LoadSettings, type PhasePlan, type PhaseResult, type Summary } from './bench-e2e-load.ts';
+import { formatComparison, runWorkerComparison } from './bench-e2e-compare.ts';
 import { startFlushProbe, type FlushFigures } from './bench-e2e-flush-probe.ts';
 import { startServer, type Backend, type ServerExit } from './bench-e2e-server.ts';
+import { compareTelemetry, TRACE_SAMPLING } from './bench-e2e-telemetry.ts';
 import { describeUrl, messageOf, ServicesUnavailable, servicesFromEnv, type Scratch, type Services } from './bench-engine-services.ts';
 
 export interface E2eOptions {
@@ -26,7 +39,21 @@ export interface E2eOptions {
   load: LoadSettings;
   /** Directory for the server child's CPU profile; absent: no profile. */
   cpuProfDir?: string;
+  /** Rounds of the loop-against-library comparison; absent: a normal run. */
+  compareRounds?: number;
+  /**
+   * off / on: ORCA_METRICS for the server (no traces); traced: metrics off,
+   * traces exported to `otlpUrl` at 10 % sampling; metrics / traces: compare
+   * off and on, `rounds` runs each; absent: the server's default.
+   */
+  telemetry?: Telemetry;
+  /** With telemetry=metrics or traces: how many runs of each (default 3). */
+  rounds?: number;
+  /** With telemetry=traced: the OTLP/HTTP traces URL (compareTelemetry's sink). */
+  otlpUrl?: string;
 }
+
+export type Telemetry = 'off' | 'on' | 'traced' | 'metrics' | 'traces';
 
 export interface E2eResult {
   options: E2eOptions;
@@ -49,12 +76,12 @@ export interface E2eResultLine {
   errors: number;
 }
 
-// Defaults: embedded, 10 s per phase, 200/s, 64 starters, 4 workers, warm-up min(2, seconds/4) s,
+// Defaults: embedded, 10 s per phase, 200/s, 256 starters, 4 workers, warm-up min(2, seconds/4) s,
 // maxJobsToActivate 32, long polling 1000 ms (0: SPEC.md polling, a 1–5 s sleep on an empty answer),
 // 1000 starts in flight at most in the open model (each on its own connection), 8 partitions.
 const USAGE =
   'Usage: bench-e2e [--backend=embedded|pg-redis] [--seconds=N] [--rate=N] [--concurrency=N] [--workers=N] [--warmup=N] ' +
-  '[--max-jobs=N] [--long-poll-ms=N] [--max-in-flight=N] [--partitions=N] [--cpu-prof=DIR]';
+  '[--max-jobs=N] [--long-poll-ms=N] [--max-in-flight=N] [--partitions=N] [--cpu-prof=DIR] [--workers=loop|library] [--compare-workers] [--telemetry=off|on|metrics|traces] [--rounds=N]';
 
 export function parseArgs(argv: string[]): E2eOptions {
   let backend: Backend = 'embedded';
@@ -62,6 +89,9 @@ export function parseArgs(argv: string[]): E2eOptions {
   let warmupSeconds: number | undefined;
   let partitions = 8;
   let cpuProfDir: string | undefined;
+  let compare = false;
+  let telemetry: Telemetry | undefined;
+  let rounds: number | undefined;
   // The closed model's 256 starters saturate the server (the maximum); fewer measure its latency instead.
   const load: LoadSettings = { rate: 200, concurrency: 256, workers: 4, maxJobs: 32, longPollMs: 1_000, maxInFlight: 1_000 };
   const whole = (value: number, max: number) => Number.isInteger(value) && value >= 1 && value <= max;
@@ -74,14 +104,44 @@ export function parseArgs(argv: string[]): E2eOptions {
     else if (flag === '--rate' && value > 0 && value <= 100_000) load.rate = value;
     else if (flag === '--concurrency' && whole(value, 10_000)) load.concurrency = value;
     else if (flag === '--workers' && whole(value, 1_000)) load.workers = value;
+    else if ((flag === '--workers' || flag === '--worker-kind') && (text === 'loop' || text === 'library')) load.workerKind = text;
+    else if (flag === '--compare-workers' && text === undefined) compare = true;
+    else if (flag === '--rounds' && whole(value, 100)) rounds = value;
     else if (flag === '--max-jobs' && whole(value, 1_000)) load.maxJobs = value;
     else if (flag === '--long-poll-ms' && Number.isInteger(value) && value >= 0 && value <= 60_000) load.longPollMs = value;
     else if (flag === '--max-in-flight' && whole(value, 100_000)) load.maxInFlight = value;
     else if (flag === '--partitions' && whole(value, 256)) partitions = value;
     else if (flag === '--cpu-prof' && text !== undefined && text !== '') cpuProfDir = text;
+    else if (flag === '--telemetry' && (text === 'off' || text === 'on' || text === 'metrics' || text === 'traces')) telemetry = text;
     else throw new Error(`Unknown or malformed argument '${arg}'. ${USAGE}`);
   }
-  return { backend, seconds, warmupSeconds: warmupSeconds ?? Math.min(2, seconds / 4), partitions, load, cpuProfDir };
+  return {
+    backend,
+    seconds,
+    warmupSeconds: warmupSeconds ?? Math.min(2, seconds / 4),
+    partitions,
+    load,
+    cpuProfDir,
+    telemetry,
+    rounds,
+    ...(compare ? { compareRounds: rounds ?? 2 } : {}),
+  };
+}
+
+/** The server's environment for `options.telemetry`: ORCA_METRICS, and the OTEL_* variables that turn traces on (traced) or off. */
+export function serverTelemetry(options: E2eOptions): NodeJS.ProcessEnv {
+  const { telemetry, otlpUrl } = options;
+  if (telemetry === undefined) return {};
+  if (telemetry !== 'traced') return { ORCA_METRICS: telemetry, OTEL_SDK_DISABLED: 'true' };
+  if (otlpUrl === undefined) throw new Error('a traced run needs the OTLP URL to export to');
+  return {
+    ORCA_METRICS: 'off',
+    OTEL_SDK_DISABLED: 'false',
+    OTEL_TRACES_EXPORTER: 'otlp',
+    OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: otlpUrl,
+    OTEL_TRACES_SAMPLER: 'parentbased_traceidratio',
+    OTEL_TRACES_SAMPLER_ARG: String(TRACE_SAMPLING),
+  };
 }
 
 export function phasePlans(options: E2eOptions): PhasePlan[] {
@@ -107,7 +167,10 @@ export interface RunContext {
 export async function runE2eBenchmark(options: E2eOptions, context: RunContext = {}): Promise<E2eResult> {
   const services = options.backend === 'pg-redis' ? (context.services ?? servicesFromEnv()) : undefined;
   const nodeFlags = options.cpuProfDir === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${options.cpuProfDir}`];
-  const server = await startServer({ backend: options.backend, services, partitions: options.partitions, nodeFlags, scratch: context.scratch });
+  if (options.telemetry === 'metrics' || options.telemetry === 'traces')
+    throw new Error('runE2eBenchmark runs one server: compare telemetry with compareTelemetry');
+  const env = serverTelemetry(options);
+  const server = await startServer({ backend: options.backend, services, partitions: options.partitions, nodeFlags, scratch: context.scratch, env });
   context.onServer?.({ pid: server.pid, location: server.location });
   let load: LoadResult | undefined;
   let exit: ServerExit;
@@ -182,7 +245,7 @@ export function formatE2eReport(result: E2eResult): string {
     '',
     `Server: \`node bin/orca.js start\` (pid ${server.pid}), ${options.partitions} partitions, ${where}, rate limit off; ` +
       `exit code ${server.exit.code}${server.exit.killed ? ' (killed after the grace period)' : ''}.`,
-    `Client: undici in this process; ${s.workers} workers × maxJobsToActivate ${s.maxJobs}, ` +
+    `Client: undici in this process; ${s.workers} ${s.workerKind === 'library' ? 'client-library workers (createWorker)' : 'hand-written worker loops'} × maxJobsToActivate ${s.maxJobs}, ` +
       `${s.longPollMs > 0 ? `long polling (requestTimeout ${s.longPollMs} ms)` : 'polling with a 1–5 s sleep on an empty answer'}; ` +
       `${load.activations} activations, ${load.emptyActivations} empty.`,
     ...[open, closed].map(
@@ -190,7 +253,9 @@ export function formatE2eReport(result: E2eResult): string {
         `${p.name}: ${p.started} started, ${p.completed} completed (${p.completedInWindow} inside the ${p.windowSeconds} s window), ${p.incomplete} incomplete; ` +
         `start→complete ${spread(p.startToComplete)}; activation ${spread(p.activation)}, ${p.activatedBeforeStartAnswered} handed out before the start was answered; ` +
         `start call ${spread(p.startCall)}; complete call ${spread(p.completeCall)}` +
-        (p.model === 'open' ? `; ${p.dropped} arrivals dropped (over ${s.maxInFlight} starts in flight), latest send ${ms(p.maxSendLagMs)} behind schedule` : '') +
+        (p.model === 'open'
+          ? `; ${p.dropped} arrivals dropped (over ${s.maxInFlight} starts in flight), latest send ${ms(p.maxSendLagMs)} behind schedule`
+          : '') +
         `; load generator CPU ${Math.round(p.clientCpuPercent)} % of a core.`,
     ),
     `Verified: ${load.verified} of ${load.counted} instances counted as completed (warm-up included) are COMPLETED over GET /api/v1/process-instances.` +
@@ -199,7 +264,9 @@ export function formatE2eReport(result: E2eResult): string {
     ...(result.flush
       ? [
           'Postgres flush probe (a one-row insert committed every 50 ms on a connection of its own: what the disk made any durable commit wait): ' +
-            (['open', 'closed'] as const).map((name) => `${name} ${spread(result.flush![name].commit)}, ${result.flush![name].checkpoints} checkpoints begun`).join('; ') +
+            (['open', 'closed'] as const)
+              .map((name) => `${name} ${spread(result.flush![name].commit)}, ${result.flush![name].checkpoints} checkpoints begun`)
+              .join('; ') +
             '.',
         ]
       : []),
@@ -217,7 +284,11 @@ async function main(): Promise<void> {
   // Ctrl-C (or a kill) ends the run through its normal cleanup (server stopped, data removed);
   // dying of the signal instead would leave the server child running.
   for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.once(signal, () => controller.abort());
-  console.log(formatE2eReport(await runE2eBenchmark(options, { signal: controller.signal })));
+  const context = { signal: controller.signal };
+  if (options.compareRounds !== undefined) console.log(formatComparison(await runWorkerComparison(options, context)));
+  else if (options.telemetry === 'metrics' || options.telemetry === 'traces')
+    console.log(await compareTelemetry(options, async (run) => resultLine(await runE2eBenchmark(run, context))));
+  else console.log(formatE2eReport(await runE2eBenchmark(options, context)));
 }
 
 if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {

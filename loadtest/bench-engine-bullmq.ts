@@ -74,7 +74,10 @@ export async function runBullmq(options: BullmqOptions): Promise<BullmqRun> {
   const onAbort = () => abort(new Error('interrupted'));
   options.signal?.addEventListener('abort', onAbort, { once: true });
   if (options.signal?.aborted) onAbort();
-  const timeout = setTimeout(() => abort(new BenchmarkCheckFailed(`BullMQ: ${seen.size} of ${total} jobs completed after ${RUN_TIMEOUT_MS} ms`)), RUN_TIMEOUT_MS);
+  const timeout = setTimeout(
+    () => abort(new BenchmarkCheckFailed(`BullMQ: ${seen.size} of ${total} jobs completed after ${RUN_TIMEOUT_MS} ms`)),
+    RUN_TIMEOUT_MS,
+  );
   try {
     // Connections and scripts are ready before the clock starts, as Orca's engine is before its window.
     await Promise.all([queue.waitUntilReady(), worker.waitUntilReady()]);
@@ -92,7 +95,14 @@ export async function runBullmq(options: BullmqOptions): Promise<BullmqRun> {
     const endedAt = performance.now();
     const seconds = (endedAt - startedAt) / 1000;
     await check(queue, total, processed, seen);
-    return { jobs: total, seconds, addSeconds: (addedAt - startedAt) / 1000, processSeconds: (endedAt - addedAt) / 1000, perSecond: total / seconds, concurrency: BULLMQ_CONCURRENCY };
+    return {
+      jobs: total,
+      seconds,
+      addSeconds: (addedAt - startedAt) / 1000,
+      processSeconds: (endedAt - addedAt) / 1000,
+      perSecond: total / seconds,
+      concurrency: BULLMQ_CONCURRENCY,
+    };
   } finally {
     clearTimeout(timeout);
     options.signal?.removeEventListener('abort', onAbort);

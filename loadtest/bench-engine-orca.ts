@@ -8,7 +8,7 @@
 // starting and every instance in flight is drained, then the run checks
 // itself against Postgres: every instance it saw complete must be stored as
 // COMPLETED, and nothing may be left active, stuck or queued.
-import { createEngine, type Engine } from '../engine/partition/index.ts';
+import { createEngine, engineConfig, type Engine } from '../engine/partition/index.ts';
 import { BenchmarkCheckFailed } from './bench-core-run.ts';
 import { summarise, type OrcaRun, type OrcaSettings } from './bench-engine-run.ts';
 import type { Scratch, Services } from './bench-engine-services.ts';
@@ -127,13 +127,15 @@ class Tracker {
 
 export async function runOrcaEngine(options: OrcaOptions): Promise<OrcaRun> {
   const settings: OrcaSettings = { ...DEFAULT_ORCA_SETTINGS, ...options.settings };
-  const engine = await createEngine({
-    databaseUrl: options.services.databaseUrl,
-    redisUrl: options.services.redisUrl,
-    schema: options.scratch.schema,
-    redisPrefix: options.scratch.orcaPrefix,
-    partitions: settings.partitions,
-  });
+  const engine = await createEngine(
+    engineConfig({
+      databaseUrl: options.services.databaseUrl,
+      redisUrl: options.services.redisUrl,
+      schema: options.scratch.schema,
+      redisPrefix: options.scratch.orcaPrefix,
+      partitions: settings.partitions,
+    }),
+  );
   try {
     await engine.deploy(ACCOUNT, readModel(SCENARIO.orcaModel), SCENARIO.orcaModel);
     const tracker = new Tracker();
@@ -203,7 +205,9 @@ async function workerLoop(engine: Engine, name: string, settings: OrcaSettings, 
   let roomMade: (() => void) | undefined;
   const complete = async (job: Awaited<ReturnType<Engine['activateJobs']>>[number]): Promise<void> => {
     if (job.type !== JOB_TYPE || job.bpmnProcessId !== SCENARIO.processId) {
-      throw new BenchmarkCheckFailed(`activated a job of type '${job.type}' from '${job.bpmnProcessId}'; only '${JOB_TYPE}' from '${SCENARIO.processId}' exists`);
+      throw new BenchmarkCheckFailed(
+        `activated a job of type '${job.type}' from '${job.bpmnProcessId}'; only '${JOB_TYPE}' from '${SCENARIO.processId}' exists`,
+      );
     }
     const calledAt = performance.now();
     await engine.completeJob(ACCOUNT, job.key, work(job.variables));
@@ -264,7 +268,14 @@ async function verify(engine: Engine, tracker: Tracker): Promise<number> {
   return stored.size;
 }
 
-function report(tracker: Tracker, settings: OrcaSettings, windowStart: number, windowEnd: number, verifiedCompleted: number, cpuPerInstanceUs: number): OrcaRun {
+function report(
+  tracker: Tracker,
+  settings: OrcaSettings,
+  windowStart: number,
+  windowEnd: number,
+  verifiedCompleted: number,
+  cpuPerInstanceUs: number,
+): OrcaRun {
   let completedInWindow = 0;
   const completeCalls: number[] = [];
   for (const done of tracker.completed.values()) {

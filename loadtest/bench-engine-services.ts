@@ -7,7 +7,7 @@
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import pg from 'pg';
-import { deleteByPrefix } from '../test/support/redis.ts';
+import { deleteByPrefix } from '../engine/queue/testing/redis.ts';
 
 export const DEFAULT_DATABASE_URL = 'postgres://postgres@127.0.0.1:5432/test';
 export const DEFAULT_REDIS_URL = 'redis://127.0.0.1:6379';
@@ -56,7 +56,13 @@ export async function checkServices(services: Services, timeoutMs = 3_000): Prom
     await client.end().catch(() => undefined);
   }
   // No retries and no offline queue: an absent Redis must fail now, not reconnect forever.
-  const redis = new Redis(services.redisUrl, { lazyConnect: true, connectTimeout: timeoutMs, maxRetriesPerRequest: 0, retryStrategy: () => null, enableOfflineQueue: false });
+  const redis = new Redis(services.redisUrl, {
+    lazyConnect: true,
+    connectTimeout: timeoutMs,
+    maxRetriesPerRequest: 0,
+    retryStrategy: () => null,
+    enableOfflineQueue: false,
+  });
   // The socket's own error (ECONNREFUSED …) says more than the "Connection is closed" connect() rejects with.
   let socketError: unknown;
   redis.on('error', (err: unknown) => (socketError ??= err));

@@ -14,7 +14,17 @@ import { pathToFileURL } from 'node:url';
 import { runBullmq } from './bench-engine-bullmq.ts';
 import { DEFAULT_ORCA_SETTINGS, runOrcaEngine } from './bench-engine-orca.ts';
 import type { BullmqRun, LatencySummary, OrcaRun, OrcaSettings } from './bench-engine-run.ts';
-import { checkServices, describeUrl, messageOf, newScratch, removeScratch, servicesFromEnv, ServicesUnavailable, type Scratch, type Services } from './bench-engine-services.ts';
+import {
+  checkServices,
+  describeUrl,
+  messageOf,
+  newScratch,
+  removeScratch,
+  servicesFromEnv,
+  ServicesUnavailable,
+  type Scratch,
+  type Services,
+} from './bench-engine-services.ts';
 
 export interface EngineBenchOptions {
   seconds: number;

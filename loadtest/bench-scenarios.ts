@@ -44,7 +44,8 @@ export interface Scenario {
  */
 function discountTable(amount: number, customer: string): number | null {
   for (let i = 0; i < 20; i++) {
-    if (amount >= i * 100 && amount < (i + 1) * 100 && (i % 2 === 1 || customer === 'gold')) return Math.round((i * 0.01 + (i % 2 === 0 ? 0.05 : 0)) * 100) / 100;
+    if (amount >= i * 100 && amount < (i + 1) * 100 && (i % 2 === 1 || customer === 'gold'))
+      return Math.round((i * 0.01 + (i % 2 === 0 ? 0.05 : 0)) * 100) / 100;
   }
   return null;
 }

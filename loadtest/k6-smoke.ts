@@ -160,13 +160,17 @@ export function smokeProblems(result: SmokeResult): string[] {
   const service = result.instances['orca-load-service-task'] ?? {};
   const tasks = result.instances['orca-load-user-task'] ?? {};
   // start-instances.js and end-to-end.js each start ARRIVALS; each task-list-users.js run feeds ARRIVALS.
-  if (service.COMPLETED !== 2 * ARRIVALS || Object.keys(service).length !== 1) problems.push(`service-task instances by state: ${JSON.stringify(service)}, expected ${2 * ARRIVALS} COMPLETED`);
-  if (tasks.COMPLETED !== 2 * ARRIVALS || Object.keys(tasks).length !== 1) problems.push(`user-task instances by state: ${JSON.stringify(tasks)}, expected ${2 * ARRIVALS} COMPLETED`);
+  if (service.COMPLETED !== 2 * ARRIVALS || Object.keys(service).length !== 1)
+    problems.push(`service-task instances by state: ${JSON.stringify(service)}, expected ${2 * ARRIVALS} COMPLETED`);
+  if (tasks.COMPLETED !== 2 * ARRIVALS || Object.keys(tasks).length !== 1)
+    problems.push(`user-task instances by state: ${JSON.stringify(tasks)}, expected ${2 * ARRIVALS} COMPLETED`);
   const calls = (script: string) => result.scripts.find((s) => s.script === script)?.calls ?? [];
   if (!calls('task-list-users.js').includes('POST /api/v1/tasks/:id/complete')) problems.push('task-list-users.js did not complete tasks over REST');
-  if (!calls('task-list-users.js?graphql').includes('POST /api/v1/graphql completeTask')) problems.push('task-list-users.js with COMPLETE_VIA=graphql did not complete tasks over GraphQL');
+  if (!calls('task-list-users.js?graphql').includes('POST /api/v1/graphql completeTask'))
+    problems.push('task-list-users.js with COMPLETE_VIA=graphql did not complete tasks over GraphQL');
   const e2e = result.scripts.find((s) => s.script === 'end-to-end.js');
-  if ((e2e?.metrics.orca_start_to_complete ?? 0) !== ARRIVALS) problems.push(`end-to-end.js: ${e2e?.metrics.orca_start_to_complete ?? 0} orca_start_to_complete samples, expected ${ARRIVALS}`);
+  if ((e2e?.metrics.orca_start_to_complete ?? 0) !== ARRIVALS)
+    problems.push(`end-to-end.js: ${e2e?.metrics.orca_start_to_complete ?? 0} orca_start_to_complete samples, expected ${ARRIVALS}`);
   return problems;
 }
 
@@ -181,7 +185,9 @@ async function main(): Promise<number> {
   try {
     const result = await runSmoke(baseUrl, apiKey);
     for (const s of result.scripts) {
-      console.log(`${s.script}: ${s.requests} requests (${s.calls.join(', ')}), ${s.failedRequests.length} failed, ${s.failedChecks.length} failed checks, metric samples ${JSON.stringify(s.metrics)}`);
+      console.log(
+        `${s.script}: ${s.requests} requests (${s.calls.join(', ')}), ${s.failedRequests.length} failed, ${s.failedChecks.length} failed checks, metric samples ${JSON.stringify(s.metrics)}`,
+      );
     }
     console.log(`instances: ${JSON.stringify(result.instances)}`);
     const problems = smokeProblems(result);

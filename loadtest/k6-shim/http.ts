@@ -108,7 +108,13 @@ function expected(status: number, callback: ExpectedStatuses | undefined): boole
 
 function toWire(method: string, url: string, body: unknown, params: Params = {}): WireRequest {
   if (body !== null && body !== undefined && typeof body !== 'string') throw new Error('k6-shim: only string bodies are supported');
-  return { method, url, headers: { 'User-Agent': 'k6-shim', ...params.headers }, body: (body as string | null) ?? undefined, timeoutMs: timeoutMs(params.timeout) };
+  return {
+    method,
+    url,
+    headers: { 'User-Agent': 'k6-shim', ...params.headers },
+    body: (body as string | null) ?? undefined,
+    timeoutMs: timeoutMs(params.timeout),
+  };
 }
 
 function toResponse(request: WireRequest, answer: WireResponse, params: Params = {}): Response {

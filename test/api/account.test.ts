@@ -27,13 +27,23 @@ const MODEL = `<?xml version="1.0" encoding="UTF-8"?>
 function expectProblem(res: CallResult, status: number, code: string) {
   expect(res.status).toBe(status);
   expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/);
-  expect(res.json).toMatchObject({ status, code, type: expect.any(String), title: expect.any(String), detail: expect.any(String), instance: expect.any(String) });
+  expect(res.json).toMatchObject({
+    status,
+    code,
+    type: expect.any(String),
+    title: expect.any(String),
+    detail: expect.any(String),
+    instance: expect.any(String),
+  });
 }
 
 async function ledgerOf(apiKey: string, query: Record<string, string | number> = {}) {
   const res = await api.call('GET', '/api/v1/account/ledger', { apiKey, query });
   expect(res.status).toBe(200);
-  return res.json as { items: { id: string; amount: number; reason: string; reference: string | null; balanceAfter: number; createdAt: string }[]; nextCursor: string | null };
+  return res.json as {
+    items: { id: string; amount: number; reason: string; reference: string | null; balanceAfter: number; createdAt: string }[];
+    nextCursor: string | null;
+  };
 }
 
 async function drainTo(account: string, balance: number) {
@@ -90,7 +100,8 @@ describe('contract', () => {
     const res = await api.call('GET', '/api/v1/openapi.json');
     expect(res.status).toBe(200);
     const paths = Object.keys(res.json.paths ?? {});
-    for (const path of ['/api/signup', '/api/signup/confirm', '/api/token', '/api/keys/rotate', '/api/v1/account', '/api/v1/account/ledger']) expect(paths).toContain(path);
+    for (const path of ['/api/signup', '/api/signup/confirm', '/api/token', '/api/keys/rotate', '/api/v1/account', '/api/v1/account/ledger'])
+      expect(paths).toContain(path);
   });
 });
 
@@ -193,21 +204,29 @@ describe('coalesced charges', () => {
     expect(await api.service.credits.balance(account)).toBe(1);
   });
 
-  it('fails every charge of a group whose statement fails, writing nothing for it, and carries on', async () => {
+  it('fails only the charge whose value breaks the group statement: the group is retried charge by charge, and carries on', async () => {
     const { account, apiKey } = await api.newAccount();
+    const { credits, groups } = recordingCredits();
     // Postgres text cannot hold NUL: the statement carrying this reason fails.
-    const results = await Promise.allSettled(['first', 'second', 'bad\u0000reason', 'third'].map((reason) => api.service.credits.charge(account, 1, `test: ${reason}`)));
-    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'rejected', 'rejected']);
-    for (const r of results.slice(1)) expect((r as PromiseRejectedResult).reason).not.toBeInstanceOf(ApiError);
-    expect(await api.service.credits.balance(account)).toBe(999);
-    await api.service.credits.charge(account, 1, 'test: after');
-    expect((await ledgerOf(apiKey)).items.map((i) => i.reason)).toEqual(['test: after', 'test: first', 'opening balance']);
+    const results = await Promise.allSettled(['first', 'second', 'bad\u0000reason', 'third'].map((reason) => credits.charge(account, 1, `test: ${reason}`)));
+    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'fulfilled', 'rejected', 'fulfilled']);
+    expect((results[2] as PromiseRejectedResult).reason).not.toBeInstanceOf(ApiError);
+    // The first alone, the three behind it as one group that failed, then each of those alone, in order.
+    expect(groups.map(([, size]) => size)).toEqual([1, 3, 1, 1, 1]);
+    expect(await credits.balance(account)).toBe(997);
+    await credits.charge(account, 1, 'test: after');
+    expect((await ledgerOf(apiKey)).items.map((i) => i.reason)).toEqual(['test: after', 'test: third', 'test: second', 'test: first', 'opening balance']);
   });
 });
 
 describe('charged routes over HTTP', () => {
   async function deploy(apiKey: string) {
-    const res = await api.call('POST', '/api/v1/process-definitions', { apiKey, query: { resourceName: 'charged.bpmn' }, body: MODEL, headers: { 'content-type': 'application/xml' } });
+    const res = await api.call('POST', '/api/v1/process-definitions', {
+      apiKey,
+      query: { resourceName: 'charged.bpmn' },
+      body: MODEL,
+      headers: { 'content-type': 'application/xml' },
+    });
     expect(res.status).toBe(200);
   }
 
@@ -233,7 +252,9 @@ describe('charged routes over HTTP', () => {
     const { account, apiKey } = await api.newAccount();
     await deploy(apiKey);
     await drainTo(account, 10);
-    const results = await Promise.all(Array.from({ length: 20 }, () => api.call('POST', '/api/v1/process-instances', { apiKey, json: { bpmnProcessId: 'charged' } })));
+    const results = await Promise.all(
+      Array.from({ length: 20 }, () => api.call('POST', '/api/v1/process-instances', { apiKey, json: { bpmnProcessId: 'charged' } })),
+    );
     expect(results.filter((r) => r.status === 201)).toHaveLength(10);
     for (const r of results.filter((x) => x.status !== 201)) expectProblem(r, 402, 'OUT_OF_CREDITS');
     expect((await api.call('GET', '/api/v1/account', { apiKey })).json.balance).toBe(0);

@@ -7,16 +7,24 @@
 //   afterAll(() => api.close());
 //   const { apiKey } = await api.newAccount();
 //   const res = await api.call('GET', '/api/v1/account', { apiKey });
+//
+// Without SMTP the fixture is the reader of the mail the embedded default
+// would print (mailEcho): `mail(to)` has it whole, `outbox(to)` has what the
+// table keeps (no secrets).
 import { randomBytes } from 'node:crypto';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import pg from 'pg';
-import { createApp, type App, type AppConfig } from '../../api/app.ts';
+import { createApp, type App, type AppOptions } from '../../api/app.ts';
+import { appConfig, type AppConfig } from '../../api/config.ts';
+import type { EchoedMail } from '../../api/mail/index.ts';
+import type { ConfigOverrides } from '../../engine/config.ts';
+import { createEngine, engineConfig, type Engine } from '../../engine/partition/index.ts';
 import type { OutboxMessage } from '../../engine/store/index.ts';
-import { pgliteTemplate } from '../support/database.ts';
-import { deleteByPrefix } from '../support/redis.ts';
+import { pgliteTemplate } from '../../engine/store/testing/database.ts';
+import { deleteByPrefix } from '../../engine/queue/testing/redis.ts';
 
 export interface CallOptions {
   /** Sent as X-API-Key. */
@@ -50,30 +58,53 @@ export interface ApiFixture {
   call(method: string, path: string, options?: CallOptions): Promise<CallResult>;
   /** Messages in the mail outbox, newest first; `to` narrows to one address. */
   outbox(to?: string): Promise<OutboxMessage[]>;
+  /** Messages as their reader got them without SMTP (secrets included), newest first; `to` narrows to one address. */
+  mail(to?: string): EchoedMail[];
+  /**
+   * Stops the service (and the split fixture's shard) and starts a new one on
+   * the same data, as a process restart does; `baseUrl`, `app`, `engine` and
+   * `service` then name the new one.
+   */
+  restart(): Promise<void>;
+  /**
+   * Split fixtures only: starts another engine shard on the same store, then
+   * stops the one leading now, and resolves once the new one leads every
+   * partition — a leader handover of all partitions.
+   */
+  handOver(): Promise<void>;
   close(): Promise<void>;
 }
 
-export async function apiFixture(overrides: Partial<AppConfig> = {}): Promise<ApiFixture> {
+/** The service's hooks (AppOptions: mail echo, clock, …) over the fixture's, and: */
+export interface ApiFixtureOptions extends AppOptions {
+  /**
+   * Over the fixture's configuration: its own Postgres schema, Redis prefix
+   * and PGlite directory, 4 partitions, a 1 s lease, a free port on 127.0.0.1.
+   */
+  config?: ConfigOverrides<AppConfig>;
+  /**
+   * The API in a process role of its own (`api`) and the partitions led by
+   * a separate engine shard (`engine`), as in a scaled-out install; they
+   * share only Postgres and Redis, so it needs DATABASE_URL and REDIS_URL.
+   */
+  split?: boolean;
+}
+
+export async function apiFixture(options: ApiFixtureOptions = {}): Promise<ApiFixture> {
+  const { split = false, config: overrides, ...hooks } = options;
   const databaseUrl = process.env.DATABASE_URL || undefined;
   const redisUrl = process.env.REDIS_URL || undefined;
   const schema = `t_${randomBytes(6).toString('hex')}`;
   const redisPrefix = `orca-test-${randomBytes(6).toString('hex')}:`;
   const dataDir = databaseUrl ? undefined : await mkdtemp(join(tmpdir(), 'orca-api-'));
   if (dataDir) await seedPgliteDataDir(dataDir);
-  const config: AppConfig = {
-    databaseUrl,
-    redisUrl,
-    schema,
-    redisPrefix,
-    dataDir,
-    partitions: 4,
-    leaseMs: 1_000,
-    replyTimeoutMs: 10_000,
-    port: 0,
-    host: '127.0.0.1',
-    mailEcho: false,
-    ...overrides,
-  };
+  const printed: EchoedMail[] = [];
+  const config = appConfig(
+    { http: { port: 0, host: '127.0.0.1' }, engine: { databaseUrl, redisUrl, schema, redisPrefix, dataDir, partitions: 4, leaseMs: 1_000 } },
+    overrides,
+    split ? { engine: { role: 'api' } } : undefined,
+  );
+  if (split && (!databaseUrl || !redisUrl)) throw new Error('a split fixture needs DATABASE_URL and REDIS_URL');
 
   async function dropEverything() {
     await Promise.allSettled([
@@ -83,37 +114,64 @@ export async function apiFixture(overrides: Partial<AppConfig> = {}): Promise<Ap
     ]);
   }
 
-  let service: App;
-  try {
-    service = await createApp(config);
-  } catch (error) {
-    await dropEverything();
-    throw error;
+  // A traced service's shard traces too: the split fixture's batches are led there.
+  const newShard = () => createEngine(engineConfig(config.engine, { role: 'engine' }), { tracer: hooks.tracer });
+
+  /** Waits (up to 10 s) for `shard` to lead every partition; says whether it does. */
+  async function leadsAll(shard: Engine): Promise<boolean> {
+    const partitions = config.engine.partitions;
+    for (let i = 0; i < 400 && shard.ownedPartitions().length < partitions; i++) await new Promise((r) => setTimeout(r, 25));
+    return shard.ownedPartitions().length === partitions;
   }
-  let baseUrl: string;
+
+  /** The service (and the split fixture's shard), listening. */
+  async function startService(): Promise<{ service: App; shard?: Engine; baseUrl: string }> {
+    const service = await createApp(config, { mailEcho: (mail) => void printed.unshift(mail), ...hooks });
+    let shard: Engine | undefined;
+    try {
+      if (split) {
+        shard = await newShard();
+        await leadsAll(shard);
+      }
+      return { service, shard, baseUrl: await service.listen() };
+    } catch (error) {
+      await service.close().catch(() => {});
+      await shard?.close().catch(() => {});
+      throw error;
+    }
+  }
+
+  let running: { service: App; shard?: Engine; baseUrl: string };
   try {
-    baseUrl = await service.listen();
+    running = await startService();
   } catch (error) {
-    await service.close().catch(() => {});
     await dropEverything();
     throw error;
   }
 
   let closing: Promise<void> | undefined;
   return {
-    baseUrl,
-    app: service.app,
-    engine: service.engine,
-    service,
+    get baseUrl() {
+      return running.baseUrl;
+    },
+    get app() {
+      return running.service.app;
+    },
+    get engine() {
+      return running.service.engine;
+    },
+    get service() {
+      return running.service;
+    },
     config,
 
     async newAccount(email = `user-${randomBytes(6).toString('hex')}@example.com`) {
-      const created = await service.identity.createAccount(email);
+      const created = await running.service.identity.createAccount(email);
       return { ...created, email };
     },
 
     async call(method, path, options = {}) {
-      const url = new URL(path, baseUrl);
+      const url = new URL(path, running.baseUrl);
       for (const [name, value] of Object.entries(options.query ?? {})) if (value !== undefined) url.searchParams.set(name, String(value));
       const headers: Record<string, string> = { ...options.headers };
       if (options.apiKey !== undefined) headers['x-api-key'] = options.apiKey;
@@ -137,11 +195,30 @@ export async function apiFixture(overrides: Partial<AppConfig> = {}): Promise<Ap
       return { status: response.status, headers: response.headers, json, text };
     },
 
-    outbox: (to) => service.engine.store.mailOutbox.list({ to }),
+    outbox: (to) => running.service.engine.store.mailOutbox.list({ to }),
+
+    mail: (to) => printed.filter((m) => to === undefined || m.to === to),
+
+    async restart() {
+      await running.service.close();
+      await running.shard?.close();
+      running = await startService();
+    },
+
+    async handOver() {
+      if (!split || running.shard === undefined) throw new Error('handOver needs a split fixture');
+      const old = running.shard;
+      const next = await newShard();
+      running.shard = next;
+      // A leaving shard hands its partitions back; the new one takes them all.
+      await old.close();
+      if (!(await leadsAll(next))) throw new Error(`the new shard leads ${next.ownedPartitions().length} of ${config.engine.partitions} partitions`);
+    },
 
     close() {
       closing ??= (async () => {
-        await service.close().catch(() => {});
+        await running.service.close().catch(() => {});
+        await running.shard?.close().catch(() => {});
         await dropEverything();
       })();
       return closing;
@@ -161,10 +238,10 @@ async function dropSchema(url: string, schema: string): Promise<void> {
 
 // PGlite's initdb takes many seconds on a small machine. An initialised,
 // empty data directory is the same every time for one PGlite version, so it
-// is dumped once to the temp directory (the same file test/support/database.ts
+// is dumped once to the temp directory (the same file engine/store/testing/database.ts
 // uses) and unpacked into each fixture's directory; the engine then only
 // migrates. Any trouble: leave the directory empty and let initdb run.
-async function seedPgliteDataDir(dataDir: string): Promise<void> {
+export async function seedPgliteDataDir(dataDir: string): Promise<void> {
   try {
     const template = await pgliteTemplate();
     if (template === undefined) return;

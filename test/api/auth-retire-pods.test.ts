@@ -8,7 +8,7 @@ import { createIdentity } from '../../api/identity/index.ts';
 import { createMailer } from '../../api/mail/index.ts';
 import { implementations, title, type Harness } from '../../engine/queue/testing/implementations.ts';
 import { createStore, type Store } from '../../engine/store/index.ts';
-import { createTestDatabase } from '../support/database.ts';
+import { createTestDatabase } from '../../engine/store/testing/database.ts';
 
 const testDb = createTestDatabase();
 let store: Store;
@@ -26,7 +26,12 @@ for (const implementation of implementations) {
     it('a key rotated on one pod stops working on the other at once, though it was just used there', async () => {
       harness = implementation.harness();
       const pod = async () =>
-        createIdentity({ store, notices: (await harness.open()).notices, mailer: createMailer({ outbox: store.mailOutbox }), config: { publicUrl: 'http://localhost', authCacheMs: 60_000 } });
+        createIdentity({
+          store,
+          notices: (await harness.open()).notices,
+          mailer: createMailer({ outbox: store.mailOutbox }),
+          config: { publicUrl: 'http://localhost', authCacheMs: 60_000 },
+        });
       const [a, b] = [await pod(), await pod()];
       await Promise.all([a.listening, b.listening]);
       const { account, apiKey } = await a.createAccount(`pods-${implementation.name}@example.com`);

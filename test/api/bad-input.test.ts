@@ -5,7 +5,18 @@
 // before and after.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiFixture, type ApiFixture, type CallOptions } from './api-fixture.ts';
-import { activateOne, balanceOf, deployMultipart, deployXml, multipart, mustDeploy, serviceProcess, startInstance, userTaskProcess, type Json } from './workflow-support.ts';
+import {
+  activateOne,
+  balanceOf,
+  deployMultipart,
+  deployXml,
+  multipart,
+  mustDeploy,
+  serviceProcess,
+  startInstance,
+  userTaskProcess,
+  type Json,
+} from './workflow-support.ts';
 
 let api: ApiFixture;
 let account: string;
@@ -49,7 +60,11 @@ async function rejects(method: string, path: string, options: CallOptions, statu
   expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/);
   expect(res.json).toMatchObject({ status, type: expect.any(String), title: expect.any(String), detail: expect.any(String), code: expect.any(String) });
   expect(res.text).not.toMatch(/at .*\.ts:\d+/);
-  if (field !== undefined) expect(res.json.errors?.map((e: { field: string }) => e.field), res.text).toContain(field);
+  if (field !== undefined)
+    expect(
+      res.json.errors?.map((e: { field: string }) => e.field),
+      res.text,
+    ).toContain(field);
   expect(await state()).toEqual(before);
   return res.json;
 }
@@ -156,7 +171,13 @@ describe('list queries', () => {
       for (const limit of ['0', '-3', 'abc', '1001', '2.5']) await rejects('GET', path, { query: { limit } }, 400, 'query.limit');
       await rejects('GET', path, { query: { cursor: 'not-a-cursor' } }, 400, 'query.cursor');
     }
-    await rejects('GET', '/api/v1/process-instances', { query: { cursor: Buffer.from(JSON.stringify({ p: "1 or 1=1" })).toString('base64url') } }, 400, 'query.cursor');
+    await rejects(
+      'GET',
+      '/api/v1/process-instances',
+      { query: { cursor: Buffer.from(JSON.stringify({ p: '1 or 1=1' })).toString('base64url') } },
+      400,
+      'query.cursor',
+    );
     await rejects('GET', '/api/v1/process-instances', { query: { 'filter.state': 'BOGUS' } }, 400, 'query.filter.state');
     await rejects('GET', '/api/v1/process-instances', { query: { 'filter.state': "INCIDENT' or '1'='1" } }, 400, 'query.filter.state');
     await rejects('GET', '/api/v1/process-instances', { query: { 'filter.variable': 'no-colon' } }, 400, 'query.filter.variable');
@@ -185,7 +206,13 @@ describe('list queries', () => {
 describe('model uploads', () => {
   for (const path of ['/api/v1/process-definitions', '/api/v1/models']) {
     it(`${path}: invalid XML, empty bodies, missing resourceName, wrong media type, wrong part`, async () => {
-      await rejects('POST', path, { body: '<definitions><unclosed>', headers: { 'content-type': 'application/xml' }, query: { resourceName: 'x.xml' } }, 400, 'body');
+      await rejects(
+        'POST',
+        path,
+        { body: '<definitions><unclosed>', headers: { 'content-type': 'application/xml' }, query: { resourceName: 'x.xml' } },
+        400,
+        'body',
+      );
       await rejects('POST', path, { body: 'not xml at all', headers: { 'content-type': 'application/xml' }, query: { resourceName: 'x.xml' } }, 400, 'body');
       await rejects('POST', path, { body: '   ', headers: { 'content-type': 'application/xml' }, query: { resourceName: 'x.xml' } }, 400, 'body');
       await rejects('POST', path, { body: serviceProcess('nameless', 't'), headers: { 'content-type': 'application/xml' } }, 400, 'query.resourceName');
@@ -216,14 +243,32 @@ describe('model uploads', () => {
   }
 
   it('a BPMN model on the DMN route and the other way round are refused', async () => {
-    await rejects('POST', '/api/v1/models', { body: serviceProcess('p', 't'), headers: { 'content-type': 'application/xml' }, query: { resourceName: 'p.bpmn' } }, 400, 'body');
+    await rejects(
+      'POST',
+      '/api/v1/models',
+      { body: serviceProcess('p', 't'), headers: { 'content-type': 'application/xml' }, query: { resourceName: 'p.bpmn' } },
+      400,
+      'body',
+    );
     const res = await deployXml(api, apiKey, '<definitions xmlns="https://www.omg.org/spec/DMN/20191111/MODEL/" id="d" name="d" namespace="n"/>', 'd.dmn');
     expect(res.status).toBe(400);
   });
 
   it('a resourceName that is too long or has control characters', async () => {
-    await rejects('POST', '/api/v1/process-definitions', { body: serviceProcess('named', 't'), headers: { 'content-type': 'application/xml' }, query: { resourceName: 'n'.repeat(300) } }, 400, 'query.resourceName');
-    await rejects('POST', '/api/v1/process-definitions', { body: serviceProcess('named', 't'), headers: { 'content-type': 'application/xml' }, query: { resourceName: 'a\u0001b' } }, 400, 'query.resourceName');
+    await rejects(
+      'POST',
+      '/api/v1/process-definitions',
+      { body: serviceProcess('named', 't'), headers: { 'content-type': 'application/xml' }, query: { resourceName: 'n'.repeat(300) } },
+      400,
+      'query.resourceName',
+    );
+    await rejects(
+      'POST',
+      '/api/v1/process-definitions',
+      { body: serviceProcess('named', 't'), headers: { 'content-type': 'application/xml' }, query: { resourceName: 'a\u0001b' } },
+      400,
+      'query.resourceName',
+    );
   });
 });
 

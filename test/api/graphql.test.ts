@@ -67,11 +67,22 @@ async function balance(apiKey: string): Promise<number> {
 
 async function tenant(): Promise<Tenant> {
   const { account, apiKey } = await api.newAccount();
-  for (const [name, xml] of [['approval.bpmn', APPROVAL], ['fragile.bpmn', FRAGILE]]) {
-    const deployed = await api.call('POST', '/api/v1/process-definitions', { apiKey, body: xml, headers: { 'content-type': 'application/xml' }, query: { resourceName: name } });
+  for (const [name, xml] of [
+    ['approval.bpmn', APPROVAL],
+    ['fragile.bpmn', FRAGILE],
+  ]) {
+    const deployed = await api.call('POST', '/api/v1/process-definitions', {
+      apiKey,
+      body: xml,
+      headers: { 'content-type': 'application/xml' },
+      query: { resourceName: name },
+    });
     expect(deployed.status, deployed.text).toBe(200);
   }
-  const approval = await api.call('POST', '/api/v1/process-instances', { apiKey, json: { bpmnProcessId: 'gql-approval', variables: { amount: 42, requester: account } } });
+  const approval = await api.call('POST', '/api/v1/process-instances', {
+    apiKey,
+    json: { bpmnProcessId: 'gql-approval', variables: { amount: 42, requester: account } },
+  });
   expect(approval.status, approval.text).toBe(201);
   const fragile = await api.call('POST', '/api/v1/process-instances', { apiKey, json: { bpmnProcessId: 'gql-fragile' } });
   expect(fragile.status, fragile.text).toBe(201);
@@ -122,20 +133,31 @@ describe('GraphQL queries', () => {
     ]);
     const rest = await api.call('GET', `/api/v1/tasks/${a.taskId}`, { apiKey: a.apiKey });
     const one = await ok(a.apiKey, `query($id: ID!) { task(id: $id) { id elementInstanceKey customHeaders variables } }`, { id: a.taskId });
-    expect(one.task).toEqual({ id: rest.json.id, elementInstanceKey: rest.json.elementInstanceKey, customHeaders: rest.json.customHeaders, variables: rest.json.variables });
+    expect(one.task).toEqual({
+      id: rest.json.id,
+      elementInstanceKey: rest.json.elementInstanceKey,
+      customHeaders: rest.json.customHeaders,
+      variables: rest.json.variables,
+    });
   });
 
   it('lists and reads process instances with their tasks and incidents', async () => {
     const active = await ok(a.apiKey, `{ processInstances(state: ACTIVE) { items { processInstanceKey bpmnProcessId variables } } }`);
-    expect(active.processInstances.items).toEqual([{ processInstanceKey: a.approvalKey, bpmnProcessId: 'gql-approval', variables: { amount: 42, requester: a.account } }]);
+    expect(active.processInstances.items).toEqual([
+      { processInstanceKey: a.approvalKey, bpmnProcessId: 'gql-approval', variables: { amount: 42, requester: a.account } },
+    ]);
 
     const byProcess = await ok(a.apiKey, `{ processInstances(bpmnProcessId: "gql-fragile") { items { processInstanceKey state } } }`);
     expect(byProcess.processInstances.items).toEqual([{ processInstanceKey: a.fragileKey, state: 'INCIDENT' }]);
 
     const first = await ok(a.apiKey, `{ processInstances(limit: 1) { items { processInstanceKey } nextCursor } }`);
     expect(first.processInstances.items).toHaveLength(1);
-    const second = await ok(a.apiKey, `query($c: String) { processInstances(limit: 1, cursor: $c) { items { processInstanceKey } nextCursor } }`, { c: first.processInstances.nextCursor });
-    expect([first.processInstances.items[0].processInstanceKey, second.processInstances.items[0].processInstanceKey].sort()).toEqual([a.approvalKey, a.fragileKey].sort());
+    const second = await ok(a.apiKey, `query($c: String) { processInstances(limit: 1, cursor: $c) { items { processInstanceKey } nextCursor } }`, {
+      c: first.processInstances.nextCursor,
+    });
+    expect([first.processInstances.items[0].processInstanceKey, second.processInstances.items[0].processInstanceKey].sort()).toEqual(
+      [a.approvalKey, a.fragileKey].sort(),
+    );
 
     const detail = await ok(
       a.apiKey,
@@ -146,12 +168,19 @@ describe('GraphQL queries', () => {
       { k: a.approvalKey, f: a.fragileKey },
     );
     expect(detail.approval).toEqual({ state: 'ACTIVE', tasks: [{ id: a.taskId }], incidents: [] });
-    expect(detail.fragile).toEqual({ state: 'INCIDENT', tasks: [], incidents: [{ id: a.incidentId, state: 'OPEN', message: expect.stringContaining('the remote service said no'), elementId: 'call' }] });
+    expect(detail.fragile).toEqual({
+      state: 'INCIDENT',
+      tasks: [],
+      incidents: [{ id: a.incidentId, state: 'OPEN', message: expect.stringContaining('the remote service said no'), elementId: 'call' }],
+    });
   });
 
   it('lists incidents by state', async () => {
     const open = await ok(a.apiKey, `{ incidents(state: OPEN) { items { id processInstanceKey processInstance { state } } nextCursor } }`);
-    expect(open.incidents).toEqual({ items: [{ id: a.incidentId, processInstanceKey: a.fragileKey, processInstance: { state: 'INCIDENT' } }], nextCursor: null });
+    expect(open.incidents).toEqual({
+      items: [{ id: a.incidentId, processInstanceKey: a.fragileKey, processInstance: { state: 'INCIDENT' } }],
+      nextCursor: null,
+    });
     const resolved = await ok(a.apiKey, `{ incidents(state: RESOLVED) { items { id } } }`);
     expect(resolved.incidents.items).toEqual([]);
   });
@@ -166,7 +195,11 @@ describe('GraphQL errors', () => {
   });
 
   it('answers bad arguments as INVALID_INPUT errors', async () => {
-    for (const query of [`{ processInstance(key: "not-a-key") { state } }`, `{ tasks(limit: 0) { nextCursor } }`, `{ incidents(cursor: "bogus") { nextCursor } }`]) {
+    for (const query of [
+      `{ processInstance(key: "not-a-key") { state } }`,
+      `{ tasks(limit: 0) { nextCursor } }`,
+      `{ incidents(cursor: "bogus") { nextCursor } }`,
+    ]) {
       const res = await gql(a.apiKey, query);
       expect(res.status).toBe(200);
       expect(res.errors?.[0].extensions.code, query).toBe('INVALID_INPUT');
@@ -190,7 +223,10 @@ describe('GraphQL errors', () => {
     expect(anonymous.headers.get('content-type')).toMatch(/^application\/problem\+json/);
     expect(anonymous.json.code).toBe('UNAUTHENTICATED');
     const bearer = await api.call('POST', '/api/token', { json: { api_key: a.apiKey } });
-    const viaToken = await api.call('POST', '/api/v1/graphql', { headers: { authorization: `Bearer ${bearer.json.access_token}` }, json: { query: '{ tasks { items { id } } }' } });
+    const viaToken = await api.call('POST', '/api/v1/graphql', {
+      headers: { authorization: `Bearer ${bearer.json.access_token}` },
+      json: { query: '{ tasks { items { id } } }' },
+    });
     expect(viaToken.json.data.tasks.items).toEqual([{ id: a.taskId }]);
     const notGraphql = await api.call('POST', '/api/v1/graphql', { apiKey: a.apiKey, json: { question: 'tasks?' } });
     expect(notGraphql.status).toBe(400);
@@ -199,18 +235,21 @@ describe('GraphQL errors', () => {
 });
 
 describe('tenancy', () => {
-  it('never shows another account\'s tasks, instances or incidents', async () => {
+  it("never shows another account's tasks, instances or incidents", async () => {
     const data = await ok(b.apiKey, `{ tasks { items { id } } processInstances { items { processInstanceKey } } incidents { items { id } } }`);
     expect(data.tasks.items).toEqual([{ id: b.taskId }]);
     expect(data.processInstances.items.map((i: Json) => i.processInstanceKey).sort()).toEqual([b.approvalKey, b.fragileKey].sort());
     expect(data.incidents.items).toEqual([{ id: b.incidentId }]);
 
-    const foreign = await gql(b.apiKey, `query($t: ID!, $k: ID!) { task(id: $t) { id } processInstance(key: $k) { state } }`, { t: a.taskId, k: a.approvalKey });
+    const foreign = await gql(b.apiKey, `query($t: ID!, $k: ID!) { task(id: $t) { id } processInstance(key: $k) { state } }`, {
+      t: a.taskId,
+      k: a.approvalKey,
+    });
     expect(foreign.data).toEqual({ task: null, processInstance: null });
     expect(foreign.errors?.map((e) => e.extensions.code)).toEqual(['NOT_FOUND', 'NOT_FOUND']);
   });
 
-  it('cannot complete another account\'s task', async () => {
+  it("cannot complete another account's task", async () => {
     const res = await gql(b.apiKey, `mutation($id: ID!) { completeTask(id: $id) { completed } }`, { id: a.taskId });
     expect(res.data).toBeNull();
     expect(res.errors?.[0].extensions.code).toBe('NOT_FOUND');
@@ -222,7 +261,10 @@ describe('tenancy', () => {
 describe('completeTask', () => {
   it('completes the task for free and moves the instance on, like REST completion', async () => {
     const before = await balance(a.apiKey);
-    const data = await ok(a.apiKey, `mutation($id: ID!, $v: JSON) { completeTask(id: $id, variables: $v) { id completed } }`, { id: a.taskId, v: { approved: true } });
+    const data = await ok(a.apiKey, `mutation($id: ID!, $v: JSON) { completeTask(id: $id, variables: $v) { id completed } }`, {
+      id: a.taskId,
+      v: { approved: true },
+    });
     expect(data.completeTask).toEqual({ id: a.taskId, completed: true });
     expect(await balance(a.apiKey)).toBe(before);
 

@@ -27,7 +27,10 @@ function parseMessage(raw: string): { subject: string; text: string } {
   const body = raw.slice(split + 4);
   const header = (name: string) => new RegExp(`^${name}:\\s*(.*)$`, 'im').exec(head)?.[1].trim() ?? '';
   const text = /quoted-printable/i.test(header('Content-Transfer-Encoding'))
-    ? Buffer.from(body.replace(/=\r\n/g, '').replace(/=([0-9A-F]{2})/gi, (_, hex: string) => String.fromCharCode(parseInt(hex, 16))), 'latin1').toString('utf8')
+    ? Buffer.from(
+        body.replace(/=\r\n/g, '').replace(/=([0-9A-F]{2})/gi, (_, hex: string) => String.fromCharCode(parseInt(hex, 16))),
+        'latin1',
+      ).toString('utf8')
     : body;
   return { subject: header('Subject'), text: text.replace(/\r\n/g, '\n') };
 }
@@ -69,7 +72,7 @@ beforeAll(async () => {
   smtp.listen(0, '127.0.0.1');
   await once(smtp.server, 'listening');
   const { port } = smtp.server.address() as AddressInfo;
-  api = await apiFixture({ smtpUrl: `smtp://127.0.0.1:${port}`, mailFrom: 'Orca <orca@example.org>' });
+  api = await apiFixture({ config: { mail: { smtpUrl: `smtp://127.0.0.1:${port}`, from: 'Orca <orca@example.org>' } } });
 }, 120_000);
 
 afterAll(async () => {
@@ -143,7 +146,10 @@ it('withdraws the key of a welcome message the server refused, and the same link
 
   // One account for the address; the withdrawn key is retired, the mailed one is not.
   expect(await api.engine.store.identity.accountOfEmail(email)).toBe(me.json.account);
-  const keys = await rows<{ retired_at: Date | null }>(api.engine.store.db, sql`select retired_at from api_keys where account = ${me.json.account} order by created_at`);
+  const keys = await rows<{ retired_at: Date | null }>(
+    api.engine.store.db,
+    sql`select retired_at from api_keys where account = ${me.json.account} order by created_at`,
+  );
   expect(keys.map((k) => k.retired_at === null)).toEqual([false, true]);
   expect((await confirm(link)).status).toBe(409);
 });

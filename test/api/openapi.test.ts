@@ -42,7 +42,10 @@ describe('GET /api/v1/openapi.json', () => {
       expect(operation, `${spec.method} ${spec.path}`).toBeDefined();
       expect(path).not.toContain(':');
       for (const [, name] of path.matchAll(/\{([^}]+)\}/g)) {
-        expect(operation.parameters.some((p: Json) => p.in === 'path' && p.name === name && p.required === true), `${path} declares ${name}`).toBe(true);
+        expect(
+          operation.parameters.some((p: Json) => p.in === 'path' && p.name === name && p.required === true),
+          `${path} declares ${name}`,
+        ).toBe(true);
       }
       expect(operation.responses[String(spec.response.status)]).toBeDefined();
       for (const status of spec.errors ?? []) {

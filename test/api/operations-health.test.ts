@@ -7,6 +7,7 @@ import pg from 'pg';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { eventually } from '../engine/engine-fixture.ts';
 import { apiFixture, type ApiFixture } from './api-fixture.ts';
+import { mustDeploy, serviceProcess } from './workflow-support.ts';
 
 const databaseUrl = process.env.DATABASE_URL || undefined;
 const redisUrl = process.env.REDIS_URL || undefined;
@@ -41,7 +42,7 @@ describe('GET /readyz', () => {
     expect(res.status).toBe(200);
     expect(res.json).toEqual({
       status: 'ready',
-      checks: { postgres: { status: 'up' }, migrations: { status: 'up' }, redis: { status: redisUrl ? 'up' : 'not-configured' } },
+      checks: { postgres: { status: 'up' }, migrations: { status: 'up' }, redis: { status: redisUrl ? 'up' : 'not-configured' }, partitions: { status: 'up' } },
     });
   });
 
@@ -60,9 +61,9 @@ describe('GET /readyz', () => {
     expect(res.text).not.toMatch(/127\.0\.0\.1|5432|select /i);
   });
 
-  it.skipIf(!databaseUrl)('is a 503 naming migrations when Orca\'s tables are missing', async () => {
+  it.skipIf(!databaseUrl)("is a 503 naming migrations when Orca's tables are missing", async () => {
     const api = await start();
-    const schema = api.config.schema!;
+    const schema = api.config.engine.schema;
     const client = new pg.Client({ connectionString: databaseUrl });
     await client.connect();
     try {
@@ -79,9 +80,36 @@ describe('GET /readyz', () => {
     expect((await api.call('GET', '/readyz')).status).toBe(200);
   });
 
+  it.skipIf(!databaseUrl)('is a 503 naming partitions while a partition this pod leads cannot commit, and 200 once it can', async () => {
+    const api = await start();
+    const { apiKey } = await api.newAccount();
+    await mustDeploy(api, apiKey, serviceProcess('held', 'held-work'));
+    const schema = api.config.engine.schema;
+    const client = new pg.Client({ connectionString: databaseUrl });
+    await client.connect();
+    let started: Promise<unknown> | undefined;
+    try {
+      // Every commit writes the command log: a constraint it can never meet stalls the start's partition.
+      await client.query(`alter table "${schema}"."commands" add constraint refuse_all check (false) not valid`);
+      started = api.call('POST', '/api/v1/process-instances', { apiKey, json: { bpmnProcessId: 'held' } });
+      const res = await eventually(async () => {
+        const r = await api.call('GET', '/readyz');
+        return r.status === 503 ? r : undefined;
+      }, 'readiness to report the stalled partition');
+      expect(res.json.failed).toEqual(['partitions']);
+      expect(res.json.checks.partitions.reason).toMatch(/^partition \d+ led here cannot commit$/);
+      expect(res.json.checks.postgres.status).toBe('up');
+    } finally {
+      await client.query(`alter table "${schema}"."commands" drop constraint if exists refuse_all`);
+      await client.end();
+    }
+    await started;
+    await eventually(async () => ((await api.call('GET', '/readyz')).status === 200 ? true : undefined), 'readiness once commits go through again');
+  });
+
   it.skipIf(!databaseUrl)('is a 503 naming migrations when a committed migration is not applied', async () => {
     const api = await start();
-    const schema = api.config.schema!;
+    const schema = api.config.engine.schema;
     const client = new pg.Client({ connectionString: databaseUrl });
     await client.connect();
     try {
@@ -105,7 +133,7 @@ describe('GET /readyz', () => {
     const port = await proxy.open(0);
     const proxied = new URL(redisUrl!);
     proxied.host = `127.0.0.1:${port}`;
-    const api = await start({ redisUrl: proxied.toString() });
+    const api = await start({ config: { engine: { redisUrl: proxied.toString() } } });
     try {
       expect((await api.call('GET', '/readyz')).status).toBe(200);
       await proxy.shut();

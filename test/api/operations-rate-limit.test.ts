@@ -1,32 +1,25 @@
-// Per-account rate limits over real HTTP, configured the way an operator
-// does it (ORCA_RATE_LIMIT_* in the environment): a tiny bucket lets a burst
+// Per-account rate limits over real HTTP (an operator sets them with
+// ORCA_RATE_LIMIT_*, read by cli/config.ts): a tiny bucket lets a burst
 // through, then answers 429 problem+json with Retry-After; other accounts
 // and unauthenticated routes are not affected; the bucket refills. With
 // REDIS_URL set the buckets live in Redis (rate-limit.lua), otherwise in
 // this process.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LocalTokenBuckets, RedisTokenBuckets, type TokenBuckets } from '../../api/plugins/rate-limit-buckets.ts';
-import { rateLimitOptionsFromEnv } from '../../api/plugins/rate-limit.ts';
+import { loadConfig } from '../../cli/config.ts';
 import { apiFixture, type ApiFixture } from './api-fixture.ts';
 
 const redisUrl = process.env.REDIS_URL || undefined;
 const BURST = 3;
-const saved = { perSecond: process.env.ORCA_RATE_LIMIT_PER_SECOND, burst: process.env.ORCA_RATE_LIMIT_BURST };
 
 let api: ApiFixture;
 
 beforeAll(async () => {
   // One token every 2 s, three at once: the fourth request in a row is refused.
-  process.env.ORCA_RATE_LIMIT_PER_SECOND = '0.5';
-  process.env.ORCA_RATE_LIMIT_BURST = String(BURST);
-  api = await apiFixture();
+  api = await apiFixture({ config: { rateLimit: { perSecond: 0.5, burst: BURST } } });
 }, 60_000);
 
 afterAll(async () => {
-  for (const [name, value] of [['ORCA_RATE_LIMIT_PER_SECOND', saved.perSecond], ['ORCA_RATE_LIMIT_BURST', saved.burst]] as const) {
-    if (value === undefined) delete process.env[name];
-    else process.env[name] = value;
-  }
   await api?.close();
 }, 30_000);
 
@@ -75,16 +68,19 @@ describe('rate limits', () => {
 });
 
 describe('token buckets', () => {
-  it('reads its configuration from the environment, with a clear message for bad values', () => {
-    expect(rateLimitOptionsFromEnv({})).toMatchObject({ perSecond: 1000, burst: 2000, prefix: 'orca:' });
-    expect(rateLimitOptionsFromEnv({ ORCA_RATE_LIMIT_PER_SECOND: '5', ORCA_RATE_LIMIT_BURST: '10', REDIS_URL: 'redis://h:1', ORCA_REDIS_PREFIX: 'x:' })).toMatchObject({
-      perSecond: 5,
-      burst: 10,
-      redisUrl: 'redis://h:1',
-      prefix: 'x:',
+  it('reads its configuration from the environment with the rest of the service, with a clear message for bad values', () => {
+    expect(loadConfig({})).toMatchObject({ ok: true, config: { rateLimit: { perSecond: 1000, burst: 2000 } } });
+    expect(loadConfig({ ORCA_RATE_LIMIT_PER_SECOND: '', ORCA_RATE_LIMIT_BURST: ' ' })).toMatchObject({
+      ok: true,
+      config: { rateLimit: { perSecond: 1000, burst: 2000 } },
     });
-    expect(() => rateLimitOptionsFromEnv({ ORCA_RATE_LIMIT_BURST: 'lots' })).toThrow(/ORCA_RATE_LIMIT_BURST/);
-    expect(() => rateLimitOptionsFromEnv({ ORCA_RATE_LIMIT_PER_SECOND: '-1' })).toThrow(/ORCA_RATE_LIMIT_PER_SECOND/);
+    expect(loadConfig({ ORCA_RATE_LIMIT_PER_SECOND: '5', ORCA_RATE_LIMIT_BURST: '10' })).toMatchObject({
+      ok: true,
+      config: { rateLimit: { perSecond: 5, burst: 10 } },
+    });
+    const bad = loadConfig({ ORCA_RATE_LIMIT_BURST: 'lots', ORCA_RATE_LIMIT_PER_SECOND: '-1' });
+    expect(bad.ok).toBe(false);
+    expect(bad.ok ? [] : bad.errors).toEqual([expect.stringMatching(/^ORCA_RATE_LIMIT_PER_SECOND: /), expect.stringMatching(/^ORCA_RATE_LIMIT_BURST: /)]);
   });
 
   it('refills the in-process bucket at the configured rate', async () => {

@@ -81,7 +81,7 @@ describe('graceful shutdown', () => {
 
 describe('backpressure', () => {
   it('answers 503 problem+json with Retry-After when no leader commits, then refuses at once', async () => {
-    const api = await start({ role: 'api', partitions: 1, maxPendingCommands: 0, replyTimeoutMs: 300 });
+    const api = await start({ config: { engine: { role: 'api', partitions: 1, maxPendingCommands: 0, replyTimeoutMs: 300 } } });
     const { apiKey } = await api.newAccount();
     await deploy(api, apiKey);
 

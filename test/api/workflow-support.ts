@@ -10,7 +10,10 @@ export { eventually } from '../engine/engine-fixture.ts';
 
 /** start → service task of `type` → end. */
 export function serviceProcess(id: string, type: string, retries?: number): string {
-  return processXml(id, start() + service('task', type, '', retries === undefined ? undefined : String(retries)) + end() + flow('f1', 'start', 'task') + flow('f2', 'task', 'end'));
+  return processXml(
+    id,
+    start() + service('task', type, '', retries === undefined ? undefined : String(retries)) + end() + flow('f1', 'start', 'task') + flow('f2', 'task', 'end'),
+  );
 }
 
 /** start → user task `review` → end. */
@@ -49,7 +52,10 @@ export function approvalDmn(decisionId = 'approval'): string {
 }
 
 /** A multipart/form-data body with one file part (and any text fields), and its Content-Type. */
-export function multipart(parts: { field: string; filename?: string; content: string | Buffer; contentType?: string }[]): { body: Buffer; contentType: string } {
+export function multipart(parts: { field: string; filename?: string; content: string | Buffer; contentType?: string }[]): {
+  body: Buffer;
+  contentType: string;
+} {
   const boundary = `----orca-test-${randomBytes(8).toString('hex')}`;
   const chunks: Buffer[] = [];
   for (const part of parts) {
@@ -61,11 +67,24 @@ export function multipart(parts: { field: string; filename?: string; content: st
   return { body: Buffer.concat(chunks), contentType: `multipart/form-data; boundary=${boundary}` };
 }
 
-export function deployXml(api: ApiFixture, apiKey: string, xml: string, resourceName = 'model.bpmn', path = '/api/v1/process-definitions'): Promise<CallResult> {
+export function deployXml(
+  api: ApiFixture,
+  apiKey: string,
+  xml: string,
+  resourceName = 'model.bpmn',
+  path = '/api/v1/process-definitions',
+): Promise<CallResult> {
   return api.call('POST', path, { apiKey, body: xml, headers: { 'content-type': 'application/xml' }, query: { resourceName } });
 }
 
-export function deployMultipart(api: ApiFixture, apiKey: string, xml: string | Buffer, filename = 'model.bpmn', path = '/api/v1/process-definitions', field = 'file'): Promise<CallResult> {
+export function deployMultipart(
+  api: ApiFixture,
+  apiKey: string,
+  xml: string | Buffer,
+  filename = 'model.bpmn',
+  path = '/api/v1/process-definitions',
+  field = 'file',
+): Promise<CallResult> {
   const { body, contentType } = multipart([{ field, filename, content: xml }]);
   return api.call('POST', path, { apiKey, body, headers: { 'content-type': contentType } });
 }

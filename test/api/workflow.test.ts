@@ -113,7 +113,12 @@ describe('process instances and jobs', () => {
 
     const detail = await api.call('GET', `/api/v1/process-instances/${res.json.processInstanceKey}`, { apiKey });
     expect(detail.status).toBe(200);
-    expect(detail.json).toMatchObject({ processInstanceKey: res.json.processInstanceKey, state: 'ACTIVE', variables: { orderId: 'A-1', amount: 42 }, incidents: [] });
+    expect(detail.json).toMatchObject({
+      processInstanceKey: res.json.processInstanceKey,
+      state: 'ACTIVE',
+      variables: { orderId: 'A-1', amount: 42 },
+      incidents: [],
+    });
     expect(detail.json.activeElements).toEqual([expect.objectContaining({ elementId: 'task' })]);
   });
 
@@ -157,7 +162,9 @@ describe('process instances and jobs', () => {
       cursor = page.json.nextCursor ?? undefined;
     } while (cursor);
     expect(seen).toEqual(keys);
-    expect((await api.call('GET', '/api/v1/process-instances', { apiKey, query: { 'filter.state': 'INCIDENT', 'filter.bpmnProcessId': 'pay' } })).json.items).toEqual([]);
+    expect(
+      (await api.call('GET', '/api/v1/process-instances', { apiKey, query: { 'filter.state': 'INCIDENT', 'filter.bpmnProcessId': 'pay' } })).json.items,
+    ).toEqual([]);
   });
 
   it('activates jobs at once ([] when none), completes one (204), and a gone job is 404', async () => {
@@ -168,7 +175,15 @@ describe('process instances and jobs', () => {
     await mustDeploy(api, apiKey, serviceProcess('solo', 'solo-work'));
     const key = await startInstance(api, apiKey, 'solo', { orderId: 'S-1' });
     const job = await activateOne(api, apiKey, 'solo-work');
-    expect(job).toMatchObject({ type: 'solo-work', retries: 3, processInstanceKey: key, bpmnProcessId: 'solo', elementId: 'task', customHeaders: {}, variables: { orderId: 'S-1' } });
+    expect(job).toMatchObject({
+      type: 'solo-work',
+      retries: 3,
+      processInstanceKey: key,
+      bpmnProcessId: 'solo',
+      elementId: 'task',
+      customHeaders: {},
+      variables: { orderId: 'S-1' },
+    });
     expect(job.key).toMatch(/^[0-9]+$/);
 
     const done = await api.call('POST', `/api/v1/jobs/${job.key}/complete`, { apiKey, json: { variables: { paid: true } } });
@@ -291,7 +306,7 @@ describe('decisions', () => {
     expect((await api.call('GET', '/api/v1/decisions/approval', { apiKey })).json).toMatchObject({ decisionId: 'approval', version: 1 });
   });
 
-  it('an unknown decision is 404; a failing evaluation is 400 with the decision\'s reason', async () => {
+  it("an unknown decision is 404; a failing evaluation is 400 with the decision's reason", async () => {
     expectProblem(await api.call('POST', '/api/v1/decisions/ghost/evaluate', { apiKey, json: { variables: {} } }), 404, 'NOT_FOUND');
     expectProblem(await api.call('GET', '/api/v1/decisions/ghost', { apiKey }), 404, 'NOT_FOUND');
     const failing = await api.call('POST', '/api/v1/decisions/approval/evaluate', { apiKey, json: { variables: { amount: 5000 } } });

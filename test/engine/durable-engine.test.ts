@@ -77,7 +77,7 @@ describe('durable engine', () => {
     expect(incidents.items[0]).toMatchObject({ type: 'JOB_NO_RETRIES', elementId: 'task' });
   });
 
-  it('keeps accounts apart: another account can neither start nor complete the first one\'s work', async () => {
+  it("keeps accounts apart: another account can neither start nor complete the first one's work", async () => {
     await expect(engine.startInstance('acct-other', 'one')).rejects.toMatchObject({ code: 'NOT_FOUND' });
     await engine.deploy('acct-a', oneTask, 'one.bpmn');
     await engine.startInstance('acct-a', 'one');
@@ -87,11 +87,19 @@ describe('durable engine', () => {
     await engine.completeJob('acct-a', job.key);
   });
 
-  it('fires a timer boundary event from the leader\'s timer wheel', async () => {
+  it("fires a timer boundary event from the leader's timer wheel", async () => {
     const model = processXml(
       'deadline',
-      start() + service('task', 'slow') + timerBoundary('late', 'task', 'timeDuration', 'PT0.2S') + service('chase', 'chase') + end() + end('e2') +
-        flow('f1', 'start', 'task') + flow('f2', 'task', 'end') + flow('f3', 'late', 'chase') + flow('f4', 'chase', 'e2'),
+      start() +
+        service('task', 'slow') +
+        timerBoundary('late', 'task', 'timeDuration', 'PT0.2S') +
+        service('chase', 'chase') +
+        end() +
+        end('e2') +
+        flow('f1', 'start', 'task') +
+        flow('f2', 'task', 'end') +
+        flow('f3', 'late', 'chase') +
+        flow('f4', 'chase', 'e2'),
     );
     await engine.deploy(ACCOUNT, model, 'deadline.bpmn');
     await engine.startInstance(ACCOUNT, 'deadline');
@@ -103,8 +111,20 @@ describe('durable engine', () => {
 
   it('runs a call activity with the child on the same partition', async () => {
     const xml = definitions(
-      '<bpmn:process id="parent" isExecutable="true">' + start() + '<bpmn:callActivity id="call"><bpmn:extensionElements><zeebe:calledElement processId="kid"/></bpmn:extensionElements></bpmn:callActivity>' + end() + flow('f1', 'start', 'call') + flow('f2', 'call', 'end') + '</bpmn:process>' +
-        '<bpmn:process id="kid" isExecutable="true">' + start('ks') + service('kt', 'kidWork') + end('ke') + flow('k1', 'ks', 'kt') + flow('k2', 'kt', 'ke') + '</bpmn:process>',
+      '<bpmn:process id="parent" isExecutable="true">' +
+        start() +
+        '<bpmn:callActivity id="call"><bpmn:extensionElements><zeebe:calledElement processId="kid"/></bpmn:extensionElements></bpmn:callActivity>' +
+        end() +
+        flow('f1', 'start', 'call') +
+        flow('f2', 'call', 'end') +
+        '</bpmn:process>' +
+        '<bpmn:process id="kid" isExecutable="true">' +
+        start('ks') +
+        service('kt', 'kidWork') +
+        end('ke') +
+        flow('k1', 'ks', 'kt') +
+        flow('k2', 'kt', 'ke') +
+        '</bpmn:process>',
     );
     await engine.deploy(ACCOUNT, xml, 'family.bpmn');
     const started = await engine.startInstance(ACCOUNT, 'parent', { x: 1 });
@@ -146,7 +166,10 @@ describe('timer start events', () => {
       processXml(
         'ticker',
         `<bpmn:startEvent id="every"><bpmn:timerEventDefinition><bpmn:timeCycle>${cycle}</bpmn:timeCycle></bpmn:timerEventDefinition></bpmn:startEvent>` +
-          service('t', type) + end() + flow('f1', 'every', 't') + flow('f2', 't', 'end'),
+          service('t', type) +
+          end() +
+          flow('f1', 'every', 't') +
+          flow('f2', 't', 'end'),
       );
     await engine.deploy('acct-tick', ticking('R2/PT0.2S', 'tick'), 'ticker.bpmn');
     const first = await activateOne(engine, 'tick', 'acct-tick');
@@ -165,8 +188,17 @@ describe('variables at activation time', () => {
   it('a job waiting in one branch sees what the other branch wrote before it was activated', async () => {
     const xml = processXml(
       'branches',
-      start() + '<bpmn:parallelGateway id="fork"/>' + service('a', 'first') + service('b', 'second') + end('ea') + end('eb') +
-        flow('f0', 'start', 'fork') + flow('f1', 'fork', 'a') + flow('f2', 'fork', 'b') + flow('f3', 'a', 'ea') + flow('f4', 'b', 'eb'),
+      start() +
+        '<bpmn:parallelGateway id="fork"/>' +
+        service('a', 'first') +
+        service('b', 'second') +
+        end('ea') +
+        end('eb') +
+        flow('f0', 'start', 'fork') +
+        flow('f1', 'fork', 'a') +
+        flow('f2', 'fork', 'b') +
+        flow('f3', 'a', 'ea') +
+        flow('f4', 'b', 'eb'),
     );
     await engine.deploy('acct-vars', xml, 'branches.bpmn');
     await engine.startInstance('acct-vars', 'branches', { n: 1 });

@@ -7,12 +7,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
-import { createEngine, type Engine, type EngineConfig } from '../../engine/partition/index.ts';
-import { deleteByPrefix } from '../support/redis.ts';
+import type { ConfigOverrides } from '../../engine/config.ts';
+import { createEngine, engineConfig, type Engine, type EngineConfig, type EngineOptions } from '../../engine/partition/index.ts';
+import { deleteByPrefix } from '../../engine/queue/testing/redis.ts';
 
 export interface EngineFixture {
+  /** This run's configuration: its own schema, key prefix and data directory, 4 partitions, a 1 s lease. */
   config: EngineConfig;
-  start(overrides?: Partial<EngineConfig>): Promise<Engine>;
+  /** An engine on this run's configuration under `overrides`; `options` are its shard identity and test hooks. */
+  start(overrides?: ConfigOverrides<EngineConfig>, options?: EngineOptions): Promise<Engine>;
   /** Deletes this run's Redis keys: what a FLUSHALL does to it. */
   flushRedis(): Promise<void>;
   cleanup(): Promise<void>;
@@ -24,12 +27,12 @@ export async function engineFixture(): Promise<EngineFixture> {
   const schema = `t_${randomBytes(6).toString('hex')}`;
   const redisPrefix = `orca-test-${randomBytes(6).toString('hex')}:`;
   const dataDir = databaseUrl ? undefined : await mkdtemp(join(tmpdir(), 'orca-engine-'));
-  const config: EngineConfig = { databaseUrl, redisUrl, schema, redisPrefix, dataDir, partitions: 4, leaseMs: 1_000, replyTimeoutMs: 10_000 };
+  const config = engineConfig({ databaseUrl, redisUrl, schema, redisPrefix, dataDir, partitions: 4, leaseMs: 1_000 });
   const engines: Engine[] = [];
   return {
     config,
-    async start(overrides = {}) {
-      const engine = await createEngine({ ...config, ...overrides });
+    async start(overrides, options) {
+      const engine = await createEngine(engineConfig(config, overrides), options);
       engines.push(engine);
       return engine;
     },

@@ -13,9 +13,9 @@ afterAll(() => fixture.cleanup());
 
 describe.skipIf(!onRealServices)('partition handover (needs DATABASE_URL and REDIS_URL: two shards share one store)', () => {
   it('splits the partitions when a shard joins and takes them back when it leaves', async () => {
-    const a = await fixture.start({ role: 'engine', leaseMs: 600, owner: 'shard-a' });
+    const a = await fixture.start({ role: 'engine', leaseMs: 600 }, { owner: 'shard-a' });
     expect(a.ownedPartitions()).toEqual([0, 1, 2, 3]);
-    const b = await fixture.start({ role: 'engine', leaseMs: 600, owner: 'shard-b' });
+    const b = await fixture.start({ role: 'engine', leaseMs: 600 }, { owner: 'shard-b' });
     await eventually(async () => (a.ownedPartitions().length === 2 && b.ownedPartitions().length === 2 ? true : undefined), 'a fair split', 15_000);
     expect([...a.ownedPartitions(), ...b.ownedPartitions()].sort()).toEqual([0, 1, 2, 3]);
     await b.close();

@@ -1,5 +1,5 @@
 // The partition leader builds its next batch while the one before is being
-// committed (PartitionLeader.processBatch). What that must not change: a
+// committed (engine/partition/leader/pipeline.ts). What that must not change: a
 // retry of a command in the batch still committing gets that command's
 // result (it is not applied twice); a command for an instance that batch
 // ends finds it ended; and when that batch fails, every command of it and
@@ -13,7 +13,7 @@ import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Engine } from '../../engine/partition/index.ts';
 import { end, flow, processXml, service, start } from '../../engine/runtime/testing.ts';
-import { rows, type BatchOutcome, type CommitInput } from '../../engine/store/index.ts';
+import { BatchRejectedError, rows, type BatchOutcome, type CommitInput } from '../../engine/store/index.ts';
 import { engineFixture, eventually, type EngineFixture } from './engine-fixture.ts';
 
 const ACCOUNT = 'acct-pipeline';
@@ -43,7 +43,7 @@ function holdNextCommit(): Hold {
 beforeAll(async () => {
   fixture = await engineFixture();
   // The commits stay on the main thread, through the store object this test wraps.
-  engine = await fixture.start({ partitions: 1, commitThread: false });
+  engine = await fixture.start({ partitions: 1 }, { commitThread: false });
   await engine.deploy(ACCOUNT, oneTask, 'one.bpmn');
   // The shard's commit group calls the store object the engine exposes.
   const commitBatches = engine.store.commitBatches;
@@ -94,7 +94,10 @@ describe('a leader that builds the next batch while one commits', () => {
   it('finds an instance ended by the batch being committed ended, not alive in its stale row', async () => {
     const started = await engine.startInstance(ACCOUNT, 'one', { marker: 'ended' });
     // Earlier tests left jobs queued too: take them all and keep this instance's.
-    const job = await eventually(async () => (await engine.activateJobs(ACCOUNT, 'work', 100, 'w')).find((j) => j.processInstanceKey === started.processInstanceKey), 'the job');
+    const job = await eventually(
+      async () => (await engine.activateJobs(ACCOUNT, 'work', 100, 'w')).find((j) => j.processInstanceKey === started.processInstanceKey),
+      'the job',
+    );
     const held = holdNextCommit();
     const completion = engine.completeJob(ACCOUNT, job.key, { n: 1 });
     await held.reached;
@@ -127,6 +130,22 @@ describe('a leader that builds the next batch while one commits', () => {
     expect(sentBeforeFailure).toBe(1);
     expect(await instancesNamed('failed-1')).toEqual([a.processInstanceKey]);
     expect(await instancesNamed('failed-2')).toEqual([b.processInstanceKey]);
+  });
+
+  it('blames a batch Postgres refused, not the batch built on it: only the refused command is rejected', async () => {
+    const held = holdNextCommit();
+    const refused = engine.startInstance(ACCOUNT, 'one', { marker: 'refused-1' }).then(
+      () => 'started',
+      (e: unknown) => (e as { code?: string }).code,
+    );
+    await held.reached;
+    const innocent = engine.startInstance(ACCOUNT, 'one', { marker: 'refused-2' });
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    held.release(new BatchRejectedError('a value the test refuses', '22P05'));
+    expect(await refused).toBe('INVALID_ARGUMENT');
+    const started = await innocent;
+    expect(await instancesNamed('refused-2')).toEqual([started.processInstanceKey]);
+    expect(await instancesNamed('refused-1')).toEqual([]);
   });
 
   it('applies the commands of a batch that fails while the leader waits for more work once after recovery', async () => {
@@ -163,7 +182,10 @@ describe('a leader that builds the next batch while one commits', () => {
     // row holds the command's result, and the caller re-sends the command
     // over the stream, without its fresh mark, naming that batch.
     const logged = { ok: true, value: { processInstanceKey: '4242', bpmnProcessId: 'one', version: 1, state: 'ACTIVE' } };
-    await rows(engine.store.db, sql`insert into commands (partition, command_key, result) values (0, '@batch:handed-back', ${JSON.stringify({ 'cmd-handed-back': logged })}::jsonb)`);
+    await rows(
+      engine.store.db,
+      sql`insert into commands (partition, command_key, result) values (0, '@batch:handed-back', ${JSON.stringify({ 'cmd-handed-back': logged })}::jsonb)`,
+    );
     const expected = await engine.queues.replies.expectReply('cmd-handed-back', 10_000);
     await engine.queues.commands.append(0, {
       key: 'cmd-handed-back',

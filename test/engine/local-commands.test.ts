@@ -1,5 +1,5 @@
 // A pod that leads a partition hands its own commands to the leader in
-// memory (engine.ts send, PartitionLeader.submit): nothing goes through the
+// memory (command-client.ts send, PartitionLeader.submit): nothing goes through the
 // command stream, the answers and their idempotency are those of the stream
 // path, and another pod (role api) still reaches the same leader over the
 // stream.

@@ -117,7 +117,9 @@ export async function storedTruth(schema: string, account: string): Promise<Stor
 
 /** The results stored in the durable command log for the given (account-scoped) command keys. */
 export async function storedResults(schema: string, commandKeys: string[]): Promise<Map<string, unknown>> {
-  const rows = await query<{ command_key: string; result: unknown }>(schema, 'select command_key, result from commands where command_key = any($1)', [commandKeys]);
+  const rows = await query<{ command_key: string; result: unknown }>(schema, 'select command_key, result from commands where command_key = any($1)', [
+    commandKeys,
+  ]);
   return new Map(rows.map((r) => [r.command_key, r.result]));
 }
 
@@ -259,7 +261,8 @@ export class ShardProcess {
 
   constructor(env: Record<string, string>, partitions: number) {
     this.child = spawn(process.execPath, [bin, 'start', '--role', 'engine', '--partitions', String(partitions)], {
-      env: { ...process.env, ...env },
+      // The shard's probes and metrics listen on a free port: shards of one test must not share one.
+      env: { ...process.env, PORT: '0', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     live.add(this.child);
@@ -292,11 +295,15 @@ export class ShardProcess {
 
   /** Waits until the process printed `pattern` (it is up) or exited. */
   async ready(pattern = /orca: leading partitions/, ms = 60_000): Promise<void> {
-    await waitFor(() => {
-      if (pattern.test(this.output)) return true;
-      if (!this.running) throw new Error(`shard ${this.pid} exited before it was ready:\n${this.output}`);
-      return undefined;
-    }, `shard ${this.pid} to start`, ms);
+    await waitFor(
+      () => {
+        if (pattern.test(this.output)) return true;
+        if (!this.running) throw new Error(`shard ${this.pid} exited before it was ready:\n${this.output}`);
+        return undefined;
+      },
+      `shard ${this.pid} to start`,
+      ms,
+    );
   }
 
   /** SIGTERM (graceful), SIGKILL after `graceMs`; resolves once the process is gone. */

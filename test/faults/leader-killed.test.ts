@@ -110,13 +110,21 @@ faultSuite('fault: the partition leader is killed mid-batch', () => {
     for (const key of acknowledged) expect(truth.instances.get(key)).toBe('COMPLETED');
     // Each start's answer, retried or not, is its original result: the one in the durable command log.
     expect(load.retried.size).toBeGreaterThan(0);
-    const results = await storedResults(fixture.config.schema!, [...load.started.keys()].map((k) => `${ACCOUNT}:${k}`));
+    const results = await storedResults(
+      fixture.config.schema!,
+      [...load.started.keys()].map((k) => `${ACCOUNT}:${k}`),
+    );
     for (const [commandKey, instanceKey] of load.started) {
       expect(results.get(`${ACCOUNT}:${commandKey}`)).toMatchObject({ ok: true, value: { processInstanceKey: instanceKey } });
     }
     // Every instance started once, completed its one job once, and completed once.
     for (const [instanceKey, counts] of truth.records) {
-      expect({ instanceKey, started: counts.get('PROCESS_INSTANCE_STARTED'), jobDone: counts.get('JOB_COMPLETED'), ended: counts.get('PROCESS_INSTANCE_COMPLETED') }).toEqual({
+      expect({
+        instanceKey,
+        started: counts.get('PROCESS_INSTANCE_STARTED'),
+        jobDone: counts.get('JOB_COMPLETED'),
+        ended: counts.get('PROCESS_INSTANCE_COMPLETED'),
+      }).toEqual({
         instanceKey,
         started: 1,
         jobDone: 1,

@@ -24,7 +24,7 @@ faultSuite('fault: a shard whose lease was taken over cannot commit', () => {
     fixture = await engineFixture();
     // The commits stay on the main thread, where the shard's commit group uses the store object watched below
     // (the commit thread's own handling of a stale epoch: commit-thread.test.ts).
-    engine = await fixture.start({ partitions: 1, leaseMs: LEASE_MS, replyTimeoutMs: 1_500, commitThread: false });
+    engine = await fixture.start({ partitions: 1, leaseMs: LEASE_MS, replyTimeoutMs: 1_500 }, { commitThread: false });
     // Watch the leaders' commits.
     const commitBatches = engine.store.commitBatches;
     engine.store.commitBatches = async (batches) => {
@@ -44,7 +44,7 @@ faultSuite('fault: a shard whose lease was taken over cannot commit', () => {
 
   afterAll(() => fixture?.cleanup(), 60_000);
 
-  it('the old leader\'s next commit fails with StaleEpochError, writes nothing, and it stops leading', async () => {
+  it("the old leader's next commit fails with StaleEpochError, writes nothing, and it stops leading", async () => {
     const before = await engine.startInstance(ACCOUNT, 'one', {}, { commandKey: 'before' });
     expect(engine.ownedPartitions()).toEqual([0]);
     const lease = (await engine.store.leases.listLeases()).find((l) => l.partition === 0)!;

@@ -247,7 +247,11 @@ faultSuite('fault: the Postgres connection is cut', () => {
   }
 
   /** After the outage: finish everything with the same command keys, then check the truth. */
-  async function finishAndVerify(account: string, before: { instances: string[]; jobs: ActivatedJob[] }, during: { startKey: string; doneJob: ActivatedJob; doneKey: string }) {
+  async function finishAndVerify(
+    account: string,
+    before: { instances: string[]; jobs: ActivatedJob[] },
+    during: { startKey: string; doneJob: ActivatedJob; doneKey: string },
+  ) {
     const late = await untilAnswered(() => engine.startInstance(account, 'one', {}, { commandKey: during.startKey }), { attempts: 60 });
     await untilAnswered(() => engine.completeJob(account, during.doneJob.key, { late: true }, { commandKey: during.doneKey }), { attempts: 60 });
     // Retrying an acknowledged completion with its key answers it again; completing it anew finds nothing.
@@ -256,7 +260,7 @@ faultSuite('fault: the Postgres connection is cut', () => {
     for (const job of before.jobs) {
       if (job.key !== during.doneJob.key) await untilAnswered(() => engine.completeJob(account, job.key, {}, { commandKey: `done-${job.key}` }));
     }
-    const lateJob = await waitFor(async () => (await engine.activateJobs(account, 'work', 1, 'w'))[0], 'the late instance\'s job');
+    const lateJob = await waitFor(async () => (await engine.activateJobs(account, 'work', 1, 'w'))[0], "the late instance's job");
     expect(lateJob.processInstanceKey).toBe(late.processInstanceKey);
     await untilAnswered(() => engine.completeJob(account, lateJob.key, {}, { commandKey: `done-${lateJob.key}` }));
 
@@ -265,7 +269,11 @@ faultSuite('fault: the Postgres connection is cut', () => {
     expect(truth.instances.size).toBe(all.length);
     for (const key of all) expect(truth.instances.get(key)).toBe('COMPLETED');
     for (const [instanceKey, counts] of truth.records) {
-      expect({ instanceKey, started: counts.get('PROCESS_INSTANCE_STARTED'), jobDone: counts.get('JOB_COMPLETED') }).toEqual({ instanceKey, started: 1, jobDone: 1 });
+      expect({ instanceKey, started: counts.get('PROCESS_INSTANCE_STARTED'), jobDone: counts.get('JOB_COMPLETED') }).toEqual({
+        instanceKey,
+        started: 1,
+        jobDone: 1,
+      });
     }
     expect(truth.completedJobs.get(during.doneJob.key)).toBe(1);
     expect(truth.jobs.size).toBe(0);
@@ -320,7 +328,7 @@ faultSuite('fault: the Postgres connection is cut', () => {
     await proxy.restore();
     const started = await untilAnswered(() => engine.startInstance(account, 'one', {}, { commandKey: 'ambiguous' }), { attempts: 60 });
     // The failed leader never pushed that batch's job; only recovery from Postgres can have queued it.
-    const job = await waitFor(async () => (await engine.activateJobs(account, 'work', 1, 'w'))[0], 'the committed instance\'s job');
+    const job = await waitFor(async () => (await engine.activateJobs(account, 'work', 1, 'w'))[0], "the committed instance's job");
     expect(job.processInstanceKey).toBe(started.processInstanceKey);
     await untilAnswered(() => engine.completeJob(account, job.key, {}, { commandKey: `done-${job.key}` }));
     const truth = await storedTruth(fixture.config.schema!, account);
@@ -339,7 +347,7 @@ faultSuite('fault: the Postgres connection is cut', () => {
     await within(Promise.all([trapped, recoveryFailed]), ANSWER_BOUND_MS, 'the COMMIT and the first recovery read');
     // The job of the batch whose commit looked failed exists only in Postgres: a leader that answered the
     // replayed command without a successful recovery would never queue it.
-    const job = await waitFor(async () => (await engine.activateJobs(account, 'work', 1, 'w'))[0], 'the committed instance\'s job');
+    const job = await waitFor(async () => (await engine.activateJobs(account, 'work', 1, 'w'))[0], "the committed instance's job");
     expect(job.processInstanceKey).toBe(started.processInstanceKey);
     await untilAnswered(() => engine.completeJob(account, job.key, {}, { commandKey: `done-${job.key}` }));
     const truth = await storedTruth(fixture.config.schema!, account);

@@ -9,7 +9,7 @@
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, expect, it, onTestFinished } from 'vitest';
 import type { Engine } from '../../engine/partition/index.ts';
-import { deleteByPrefix } from '../support/redis.ts';
+import { deleteByPrefix } from '../../engine/queue/testing/redis.ts';
 import { engineFixture, type EngineFixture } from '../engine/engine-fixture.ts';
 import { faultSuite, Load, ONE_TASK, redisUrl, storedTruth, untilAllCompleted, untilAnswered, waitFor } from './fault-support.ts';
 
@@ -88,7 +88,12 @@ faultSuite('fault: Redis is flushed under load', () => {
     expect(truth.instances.size).toBe(STARTS);
     for (const key of load.started.values()) expect(truth.instances.get(key)).toBe('COMPLETED');
     for (const [instanceKey, counts] of truth.records) {
-      expect({ instanceKey, started: counts.get('PROCESS_INSTANCE_STARTED'), jobDone: counts.get('JOB_COMPLETED'), ended: counts.get('PROCESS_INSTANCE_COMPLETED') }).toEqual({
+      expect({
+        instanceKey,
+        started: counts.get('PROCESS_INSTANCE_STARTED'),
+        jobDone: counts.get('JOB_COMPLETED'),
+        ended: counts.get('PROCESS_INSTANCE_COMPLETED'),
+      }).toEqual({
         instanceKey,
         started: 1,
         jobDone: 1,

@@ -60,4 +60,3 @@ export function envFlag(name, fallback) {
   if (['false', '0', 'no'].includes(text)) return false;
   throw new Error(`${name}=${text}: must be true or false`);
 }
-

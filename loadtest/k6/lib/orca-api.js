@@ -59,7 +59,11 @@ function body(res) {
  * @returns {string}
  */
 export function deployModel(xml, resourceName) {
-  const res = http.post(`${BASE_URL}/api/v1/process-definitions?resourceName=${encodeURIComponent(resourceName)}`, xml, params('deploy', 'POST /api/v1/process-definitions', { contentType: 'application/xml' }));
+  const res = http.post(
+    `${BASE_URL}/api/v1/process-definitions?resourceName=${encodeURIComponent(resourceName)}`,
+    xml,
+    params('deploy', 'POST /api/v1/process-definitions', { contentType: 'application/xml' }),
+  );
   const answer = body(res);
   if (res.status !== 200 || typeof answer?.id !== 'string') throw new Error(`deploying ${resourceName} failed: ${res.status} ${res.body}`);
   return answer.id;
@@ -72,7 +76,11 @@ export function deployModel(xml, resourceName) {
  * @returns {string | undefined}
  */
 export function startInstance(bpmnProcessId, variables) {
-  const res = http.post(`${BASE_URL}/api/v1/process-instances`, JSON.stringify({ bpmnProcessId, variables }), params('start', 'POST /api/v1/process-instances'));
+  const res = http.post(
+    `${BASE_URL}/api/v1/process-instances`,
+    JSON.stringify({ bpmnProcessId, variables }),
+    params('start', 'POST /api/v1/process-instances'),
+  );
   const key = body(res)?.processInstanceKey;
   check(res, { 'start: 201 with a processInstanceKey': (r) => r.status === 201 && typeof key === 'string' });
   return typeof key === 'string' ? key : undefined;
@@ -92,7 +100,10 @@ export function activateJobs(type, maxJobsToActivate, options = {}) {
     `${BASE_URL}/api/v1/jobs/activate`,
     JSON.stringify({ type, maxJobsToActivate, worker: options.worker, ...(wait > 0 ? { requestTimeout: wait } : {}) }),
     // The long-poll wait is not latency: tag it so thresholds can leave it out.
-    { ...params('activate', 'POST /api/v1/jobs/activate', { timeoutMs: wait + REQUEST_TIMEOUT_MS }), tags: { op: 'activate', name: 'POST /api/v1/jobs/activate', long_poll: String(wait > 0) } },
+    {
+      ...params('activate', 'POST /api/v1/jobs/activate', { timeoutMs: wait + REQUEST_TIMEOUT_MS }),
+      tags: { op: 'activate', name: 'POST /api/v1/jobs/activate', long_poll: String(wait > 0) },
+    },
   );
   const jobs = body(res)?.jobs;
   check(res, { 'activate: 200 with a jobs array': (r) => r.status === 200 && Array.isArray(jobs) });
@@ -153,7 +164,11 @@ export function listOpenTasks(bpmnProcessId, limit) {
  * @returns {'claimed' | 'conflict' | 'gone' | 'failed'}
  */
 export function claimTask(id, assignee) {
-  const res = http.post(`${BASE_URL}/api/v1/tasks/${id}/claim`, JSON.stringify({ assignee }), params('claim', 'POST /api/v1/tasks/:id/claim', { expected: [200, 404, 409] }));
+  const res = http.post(
+    `${BASE_URL}/api/v1/tasks/${id}/claim`,
+    JSON.stringify({ assignee }),
+    params('claim', 'POST /api/v1/tasks/:id/claim', { expected: [200, 404, 409] }),
+  );
   if (res.status === 409) return 'conflict';
   if (res.status === 404) return 'gone';
   return check(res, { 'claim: 200': (r) => r.status === 200 }) ? 'claimed' : 'failed';
@@ -172,10 +187,16 @@ export function completeTask(id, variables, via) {
     return check(res, { 'complete task: 204': (r) => r.status === 204 });
   }
   const mutation = 'mutation($id: ID!, $variables: JSON) { completeTask(id: $id, variables: $variables) { id completed } }';
-  const res = http.post(`${BASE_URL}/api/v1/graphql`, JSON.stringify({ query: mutation, variables: { id, variables } }), params('complete-task', 'POST /api/v1/graphql completeTask'));
+  const res = http.post(
+    `${BASE_URL}/api/v1/graphql`,
+    JSON.stringify({ query: mutation, variables: { id, variables } }),
+    params('complete-task', 'POST /api/v1/graphql completeTask'),
+  );
   const answer = body(res);
   // GraphQL reports a refused completion in `errors` with status 200.
-  return check(res, { 'complete task (GraphQL): completed': (r) => r.status === 200 && answer?.errors === undefined && answer?.data?.completeTask?.completed === true });
+  return check(res, {
+    'complete task (GraphQL): completed': (r) => r.status === 200 && answer?.errors === undefined && answer?.data?.completeTask?.completed === true,
+  });
 }
 
 /**
