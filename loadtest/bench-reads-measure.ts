@@ -34,7 +34,7 @@ interface Probe {
 export class ReadCheckFailed extends Error {}
 
 export async function measureRoutes(options: MeasureOptions, log: (line: string) => void = () => {}): Promise<Record<string, RouteFigures>> {
-  const { instances: total, partitions, from, step } = options;
+  const { instances: total, partitions, from } = options;
   const pick = () => 1 + Math.floor(Math.random() * total);
   const keyOf = (n: number) => instanceKey(n, partitions).toString();
   const iso = (ms: number) => new Date(ms).toISOString();
