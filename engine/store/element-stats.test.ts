@@ -48,6 +48,23 @@ function truth(engine: InMemoryEngine, keys: string[]): Map<string, Counts> {
   return out;
 }
 
+/** A multi-instance subprocess (one scope per item, a task in each) between start and end. */
+const MULTI = processXml(
+  'fork',
+  start() +
+    '<bpmn:subProcess id="perItem"><bpmn:multiInstanceLoopCharacteristics><bpmn:extensionElements>' +
+    '<zeebe:loopCharacteristics inputCollection="=items" inputElement="item"/></bpmn:extensionElements></bpmn:multiInstanceLoopCharacteristics>' +
+    start('ss') +
+    service('inner', 'inner', '', '1') +
+    end('se') +
+    flow('s1', 'ss', 'inner') +
+    flow('s2', 'inner', 'se') +
+    '</bpmn:subProcess>' +
+    end() +
+    flow('f1', 'start', 'perItem') +
+    flow('f2', 'perItem', 'end'),
+);
+
 /** The instances' records cut into batches of `size` records (the final documents beside each), deltas summed. */
 function summed(engine: InMemoryEngine, keys: string[], size: number): Map<string, Counts> {
   const docs: ProcessInstance[] = keys.map((k) => engine.instance(k)!);
@@ -109,6 +126,22 @@ describe('statsDeltas', () => {
     expect(expected.get('b')?.incidents).toBe(1);
     expect(expected.get('fork')?.incidents).toBe(1);
     for (const size of [1, 3, 7, 1000]) expect(summed(engine, keys, size)).toEqual(expected);
+  });
+
+  it('holds for multi-instance subprocesses: bodies, inner instances and what is inside them', () => {
+    const engine = engineWith(MULTI);
+    const keys = [engine.start('fork', { items: [1, 2, 3] }), engine.start('fork', { items: [1, 2] }), engine.start('fork', { items: [1, 2] })];
+    // The first completes; the second has one item done and one stuck on an incident; the third is cancelled half way.
+    for (const job of engine.activate('inner', 3)) engine.completeJob(job.key);
+    const [done, stuck] = engine.activate('inner', 2);
+    engine.completeJob(done.key);
+    engine.failJob(stuck.key, 0, 'declined');
+    engine.completeJob(engine.activate('inner', 1)[0].key);
+    engine.cancel(keys[2]);
+    const expected = truth(engine, keys);
+    expect(expected.get('inner')?.incidents).toBe(1);
+    expect(expected.get('perItem')?.canceled).toBeGreaterThan(0);
+    for (const size of [1, 4, 1000]) expect(summed(engine, keys, size)).toEqual(expected);
   });
 
   it('sends one row per element of a batch, and none for a batch without records', () => {
