@@ -80,3 +80,8 @@ export function render(values: string): K8sObject[] {
 export function find(objects: K8sObject[], kind: string, name?: string): K8sObject[] {
   return objects.filter((o) => o.kind === kind && (name === undefined || o.metadata.name === name));
 }
+
+/** An object's spec, typed as the test reads it. */
+export function specOf<T>(object: K8sObject): T {
+  return object.spec as T;
+}

@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { ENVIRONMENT } from '../../cli/config.ts';
 import { TOOLS, TOOLS_SKIP } from './helm-tools.ts';
 import { envOf, workloads, type Workload } from './pod-specs.ts';
-import { CI_VALUES, find, NAMESPACE, render } from './render.ts';
+import { CI_VALUES, find, NAMESPACE, render, specOf } from './render.ts';
 
 function component(values: string, name: string): Workload {
   const found = workloads(render(values)).find((w) => w.component === name);
@@ -19,16 +19,15 @@ function component(values: string, name: string): Workload {
 
 describe.skipIf(!TOOLS)(`workloads ${TOOLS ? '' : TOOLS_SKIP}`, () => {
   it('the API: replicas without the HPA, none with it', () => {
-    const plain = component('default', 'api').object as { spec: { replicas?: number } };
-    expect(plain.spec.replicas).toBe(2);
+    expect(specOf<{ replicas?: number }>(component('default', 'api').object).replicas).toBe(2);
     expect(find(render('default'), 'HorizontalPodAutoscaler')).toEqual([]);
     for (const values of ['hpa', 'everything-on']) {
-      const api = component(values, 'api').object as { metadata: { name: string }; spec: { replicas?: number } };
-      expect(api.spec).not.toHaveProperty('replicas');
-      const [hpa] = find(render(values), 'HorizontalPodAutoscaler') as { spec: { scaleTargetRef: { kind: string; name: string }; minReplicas: number } }[];
-      expect(hpa.spec.scaleTargetRef).toEqual({ apiVersion: 'apps/v1', kind: 'Deployment', name: api.metadata.name });
+      const api = component(values, 'api').object;
+      expect(specOf<object>(api)).not.toHaveProperty('replicas');
+      const [hpa] = find(render(values), 'HorizontalPodAutoscaler');
+      expect(specOf<{ scaleTargetRef: object }>(hpa).scaleTargetRef).toEqual({ apiVersion: 'apps/v1', kind: 'Deployment', name: api.metadata.name });
     }
-    expect((find(render('hpa'), 'HorizontalPodAutoscaler')[0] as { spec: { minReplicas: number; maxReplicas: number } }).spec).toMatchObject({
+    expect(specOf<object>(find(render('hpa'), 'HorizontalPodAutoscaler')[0])).toMatchObject({
       minReplicas: 3,
       maxReplicas: 12,
     });
@@ -42,10 +41,10 @@ describe.skipIf(!TOOLS)(`workloads ${TOOLS ? '' : TOOLS_SKIP}`, () => {
     expect(envOf(engine.pod.containers[0]).get('ORCA_ROLE')?.value).toBe('engine');
     // Leaders finish their batch and release their leases on SIGTERM (cli/start.ts); a kill before that leaves partitions leaderless until the lease runs out.
     expect(engine.pod.terminationGracePeriodSeconds).toBeGreaterThanOrEqual(30);
-    const selector = (engine.object.spec as { selector: { matchLabels: Record<string, string> } }).selector;
-    const pdbs = find(objects, 'PodDisruptionBudget') as { spec: { maxUnavailable?: number; selector: unknown } }[];
-    const pdb = pdbs.find((p) => JSON.stringify(p.spec.selector) === JSON.stringify(selector));
-    expect(pdb?.spec.maxUnavailable).toBe(1);
+    const { selector } = specOf<{ selector: object }>(engine.object);
+    const pdbs = find(objects, 'PodDisruptionBudget').map((pdb) => specOf<{ maxUnavailable?: number; selector: object }>(pdb));
+    const pdb = pdbs.find((p) => JSON.stringify(p.selector) === JSON.stringify(selector));
+    expect(pdb?.maxUnavailable).toBe(1);
   });
 
   it.each(CI_VALUES)('%s: every pod is probed on /healthz and /readyz at the port Orca listens on', (values) => {
@@ -89,11 +88,9 @@ describe.skipIf(!TOOLS)(`workloads ${TOOLS ? '' : TOOLS_SKIP}`, () => {
     const container = operator.pod.containers[0];
     expect(container.args).toEqual(['operator']);
     const env = envOf(container);
-    const [service] = find(objects, 'Service').filter((s) => s.metadata.labels?.['app.kubernetes.io/component'] === 'api') as {
-      metadata: { name: string };
-      spec: { ports: { port: number }[] };
-    }[];
-    expect(env.get('ORCA_URL')?.value).toBe(`http://${service.metadata.name}.${NAMESPACE}.svc:${service.spec.ports[0].port}`);
+    const [service] = find(objects, 'Service').filter((s) => s.metadata.labels?.['app.kubernetes.io/component'] === 'api');
+    const [port] = specOf<{ ports: { port: number }[] }>(service).ports;
+    expect(env.get('ORCA_URL')?.value).toBe(`http://${service.metadata.name}.${NAMESPACE}.svc:${port.port}`);
     expect(env.get('ORCA_OPERATOR_LEASE_NAMESPACE')?.valueFrom?.fieldRef?.fieldPath).toBe('metadata.namespace');
     expect(env.get('ORCA_OPERATOR_IDENTITY')?.valueFrom?.fieldRef?.fieldPath).toBe('metadata.name');
     expect(env.has('ORCA_OPERATOR_WATCH_NAMESPACE')).toBe(false);
