@@ -26,5 +26,6 @@ COPY api ./api
 COPY engine ./engine
 USER 10001:10001
 EXPOSE 8080
+# node itself is PID 1, so SIGTERM reaches orca and shuts it down gracefully (npm start would not pass it on).
 ENTRYPOINT ["node", "bin/orca.js"]
 CMD ["serve"]
