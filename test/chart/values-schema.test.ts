@@ -17,14 +17,14 @@ interface JsonSchema {
   additionalProperties?: boolean | JsonSchema;
   items?: JsonSchema;
   $ref?: string;
-  $defs?: Record<string, JsonSchema>;
+  definitions?: Record<string, JsonSchema>;
 }
 
 const schema = JSON.parse(readFileSync(join(CHART_DIR, 'values.schema.json'), 'utf8')) as JsonSchema;
 const values = parse(readFileSync(join(CHART_DIR, 'values.yaml'), 'utf8')) as Record<string, unknown>;
 
 function resolveRef(node: JsonSchema): JsonSchema {
-  return node.$ref ? schema.$defs![node.$ref.replace('#/$defs/', '')] : node;
+  return node.$ref ? schema.definitions![node.$ref.replace('#/definitions/', '')] : node;
 }
 
 /** Every object node of the schema (following $refs) with its path. */
@@ -41,7 +41,7 @@ const STRING_MAP = { type: 'string' };
 
 /** Where a values tree stops being the chart's own keys: Kubernetes resource lists and maps of strings are leaves. */
 function isLeaf(node: JsonSchema): boolean {
-  return node.$ref === '#/$defs/resources' || !resolveRef(node).properties;
+  return node.$ref === '#/definitions/resources' || !resolveRef(node).properties;
 }
 
 /** The dotted paths of the leaves of a values document, its tree read as far as the schema has keys of its own. */
