@@ -100,6 +100,17 @@ describe.skipIf(!TOOLS)(`workloads ${TOOLS ? '' : TOOLS_SKIP}`, () => {
     expect(workloads(render('operator-off')).map((w) => w.component)).toEqual(['api', 'engine']);
   });
 
+  it.each(CI_VALUES)('%s: each workload spreads its own pods over nodes, softly', (values) => {
+    for (const { object, pod } of workloads(render(values))) {
+      const { selector } = specOf<{ selector: object }>(object);
+      const spread = (pod as { topologySpreadConstraints?: { labelSelector: object; whenUnsatisfiable: string; topologyKey: string }[] })
+        .topologySpreadConstraints;
+      expect(spread, object.metadata.name).toEqual([
+        expect.objectContaining({ topologyKey: 'kubernetes.io/hostname', whenUnsatisfiable: 'ScheduleAnyway', labelSelector: selector }),
+      ]);
+    }
+  });
+
   it('only the operator gets a service account token', () => {
     for (const { component: name, pod } of workloads(render('everything-on'))) expect(pod.automountServiceAccountToken).toBe(name === 'operator');
   });

@@ -117,6 +117,17 @@ readinessProbe:
   failureThreshold: 2
 {{- end }}
 
+{{/* Replicas of a component spread over nodes where the scheduler can (ScheduleAnyway: never left pending for it). */}}
+{{- define "orca.topologySpread" -}}
+topologySpreadConstraints:
+  - maxSkew: 1
+    topologyKey: kubernetes.io/hostname
+    whenUnsatisfiable: ScheduleAnyway
+    labelSelector:
+      matchLabels:
+        {{- include "orca.selectorLabels" . | nindent 8 }}
+{{- end }}
+
 {{/* imagePullSecrets, nodeSelector and tolerations of a pod: only those set, as YAML (empty when none is). */}}
 {{- define "orca.podScheduling" -}}
 {{- $out := dict }}
