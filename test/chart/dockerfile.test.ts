@@ -39,14 +39,41 @@ function instructions(): Instruction[] {
     });
 }
 
-/** Sources of the COPY instructions that copy from the build context (not from another stage). */
-function contextCopies(): string[] {
+interface Copy {
+  stage: number;
+  /** The stage copied from, or undefined for the build context. */
+  from?: string;
+  sources: string[];
+  /** Where it lands, relative to the image's WORKDIR /app. */
+  destination: string;
+}
+
+function copies(): Copy[] {
   return instructions()
-    .filter((i) => i.keyword === 'COPY' && !/--from=/.test(i.args))
-    .flatMap((i) => {
-      const parts = i.args.split(/\s+/).filter((part) => !part.startsWith('--'));
-      return parts.slice(0, -1);
+    .filter((i) => i.keyword === 'COPY')
+    .map((i) => {
+      const parts = i.args.split(/\s+/);
+      const from = parts.find((part) => part.startsWith('--from='))?.slice('--from='.length);
+      const paths = parts.filter((part) => !part.startsWith('--'));
+      return { stage: i.stage, from, sources: paths.slice(0, -1), destination: paths.at(-1)!.replace(/^\.\//, '').replace(/\/$/, '') };
     });
+}
+
+/** Sources of the COPY instructions that copy from the build context (not from another stage), the whole context (.) aside. */
+function contextCopies(): string[] {
+  return copies()
+    .filter((c) => c.from === undefined)
+    .flatMap((c) => c.sources)
+    .filter((source) => source !== '.');
+}
+
+/** What the final stage holds under /app, as repository-relative paths: the context's files by name, the other stages' by destination. */
+function imagePaths(): string[] {
+  const last = Math.max(...instructions().map((i) => i.stage));
+  return copies()
+    .filter((c) => c.stage === last)
+    .flatMap((c) => (c.from === undefined && c.destination === '' ? c.sources : [c.destination]))
+    .map((path) => path.replace(/\/$/, ''));
 }
 
 /** The .dockerignore patterns that start with a double star (they exclude inside the copied directories), as regular expressions over relative paths. */
@@ -75,6 +102,24 @@ function localReferences(file: string): string[] {
   return specifiers.map((specifier) => resolve(dirname(file), specifier));
 }
 
+/** The npm packages a module loads at run time (type-only imports are erased, so they do not count). */
+function packagesLoaded(file: string): string[] {
+  const source = readFileSync(file, 'utf8').replace(/^(import|export) type [^;]*;/gm, '');
+  const specifiers = [
+    ...source.matchAll(/\bfrom\s+'([^.'][^']*)'/g),
+    ...source.matchAll(/\bimport\(\s*'([^.'][^']*)'\s*\)/g),
+    ...source.matchAll(/^import\s+'([^.'][^']*)'/gm),
+  ].map((m) => m[1]);
+  return specifiers
+    .filter((specifier) => !specifier.startsWith('node:'))
+    .map((specifier) =>
+      specifier
+        .split('/')
+        .slice(0, specifier.startsWith('@') ? 2 : 1)
+        .join('/'),
+    );
+}
+
 /** Every file reachable from bin/orca.js through local references (directories read as a whole count as their path). */
 function runtimeClosure(): string[] {
   const seen = new Set<string>();
@@ -101,12 +146,17 @@ describe('the Dockerfile', () => {
   });
 
   it('installs only production dependencies, tsx among them (it runs the sources, as npm start does)', () => {
-    const runs = instructions().filter((i) => i.keyword === 'RUN' && /\bnpm (ci|install)\b/.test(i.args));
-    expect(runs.length).toBeGreaterThan(0);
-    for (const run of runs) expect(run.args).toContain('--omit=dev');
+    // The image's node_modules come from one stage, whose install omits the dev dependencies.
+    const all = instructions();
+    const nodeModules = copies().filter((c) => c.stage === Math.max(...all.map((i) => i.stage)) && c.destination === 'node_modules');
+    expect(nodeModules).toHaveLength(1);
+    const stage = all.findIndex((i) => i.keyword === 'FROM' && i.args.endsWith(` AS ${nodeModules[0].from}`));
+    const installs = all.filter((i) => i.stage === all[stage].stage && i.keyword === 'RUN' && /\bnpm (ci|install)\b/.test(i.args));
+    expect(installs).toHaveLength(1);
+    expect(installs[0].args).toContain('--omit=dev');
     const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { dependencies: Record<string, string>; scripts: Record<string, string> };
     expect(pkg.dependencies.tsx).toBeDefined();
-    expect(pkg.scripts.start).toMatch(/^tsx /);
+    expect(pkg.scripts.start).toContain('tsx cli/orca.ts');
     expect(readFileSync(join(ROOT, 'bin', 'orca.js'), 'utf8')).toContain("from 'tsx/esm/api'");
   });
 
@@ -125,6 +175,24 @@ describe('the Dockerfile', () => {
       ).toBe(false);
   });
 
+  it('has every package those modules load among the production dependencies', () => {
+    const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { dependencies: Record<string, string> };
+    const loaded = new Set(
+      runtimeClosure()
+        .filter((file) => /\.(ts|js|mjs)$/.test(file) && existsSync(join(ROOT, file)))
+        .flatMap((file) => packagesLoaded(join(ROOT, file))),
+    );
+    expect(loaded).toContain('fastify');
+    expect([...loaded].filter((name) => !(name in pkg.dependencies)).sort()).toEqual([]);
+  });
+
+  it('builds the web UIs in a stage of their own when there is a build for them, and copies only what it built', () => {
+    const ui = copies().find((c) => c.from === 'ui');
+    expect(ui).toEqual(expect.objectContaining({ sources: ['/app/ui/dist'], destination: 'ui/dist' }));
+    expect(dockerfile).toContain('npm run build:ui --if-present');
+    expect(dockerignore).toEqual(expect.arrayContaining(['!ui/', 'ui/dist/']));
+  });
+
   it('copies files that exist, and .dockerignore lets each through', () => {
     const sources = contextCopies();
     expect(sources.length).toBeGreaterThan(0);
@@ -139,7 +207,7 @@ describe('the Dockerfile', () => {
   });
 
   it('copies every module orca can load at run time', () => {
-    const copied = contextCopies().map((source) => source.replace(/\/$/, ''));
+    const copied = imagePaths();
     const closure = runtimeClosure();
     // The closure must have found the lazily loaded commands, or the check below proves nothing.
     expect(closure).toEqual(expect.arrayContaining(['cli/start.ts', 'api/app.ts', 'engine/index.ts', 'engine/store/migrations']));
