@@ -22,10 +22,11 @@ Talking to a server (ORCA_URL, default http://localhost:8080, and ORCA_API_KEY; 
   orca deploy FILE...                        deploy BPMN and DMN files
   orca start PROCESS_ID [--vars JSON] [--idempotency-key KEY]
                                              start an instance (1 credit)
-  orca instances [--state S] [--var NAME:VALUE] [--process ID] [--limit N] [--cursor C]
-                                             list instances
+  orca instances [--state S] [--var NAME:VALUE] [--process ID [--version N]] [--started-after T] [--started-before T]
+                 [--ended-after T] [--ended-before T] [--parent KEY] [--limit N] [--cursor C]
+                                             list instances, newest first (T: RFC 3339)
   orca instance KEY                          one instance: variables, waiting elements, jobs, incidents
-  orca incidents [--state OPEN|RESOLVED] [--instance KEY] [--limit N] [--cursor C]
+  orca incidents [--state OPEN|RESOLVED] [--instance KEY] [--process ID] [--limit N] [--cursor C]
   orca jobs activate TYPE [--max N] [--worker NAME] [--wait MS]
   orca jobs complete KEY [--vars JSON]
   orca jobs fail KEY --retries N [--message TEXT]

@@ -232,6 +232,20 @@ describe('orca instances and orca instance', () => {
     expect(next.items[0].processInstanceKey).not.toBe(page.items[0].processInstanceKey);
   });
 
+  it('filters by process and version and by start and end dates', async () => {
+    const started = JSON.parse((await orca(['instances', '--var', 'orderId:L1', '--json'], env)).stdout).items[0];
+    const keys = async (args: string[]) =>
+      JSON.parse((await orca(['instances', ...args, '--json'], env)).stdout).items.map((i: { processInstanceKey: string }) => i.processInstanceKey);
+    expect(await keys(['--process', 'order', '--version', '1', '--started-after', started.createdAt, '--var', 'orderId:L1'])).toEqual([
+      started.processInstanceKey,
+    ]);
+    expect(await keys(['--started-before', started.createdAt, '--var', 'orderId:L1'])).toEqual([]);
+    expect(await keys(['--ended-after', '2000-01-01T00:00:00Z', '--var', 'orderId:L1'])).toEqual([]);
+    const bad = await orca(['instances', '--started-after', 'yesterday'], env);
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toContain('query.filter.startedAfter');
+  });
+
   it("passes the server's 400 on a bad filter on, with exit 1", async () => {
     const state = await orca(['instances', '--state', 'SLEEPING'], env);
     expect(state.code).toBe(1);

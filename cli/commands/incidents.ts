@@ -1,4 +1,4 @@
-// `orca incidents [--state OPEN|RESOLVED] [--instance KEY]`: the account's
+// `orca incidents [--state OPEN|RESOLVED] [--instance KEY] [--process ID]`: the account's
 // incidents in key order, one page at a time.
 import type { IncidentQuery } from '../../client/index.ts';
 import { printPage } from '../output.ts';
@@ -11,7 +11,14 @@ export function runIncidents(argv: string[]): Promise<number> {
     const parsed = parse({
       args: argv,
       allowPositionals: true,
-      options: { ...connectionOptions, state: { type: 'string' }, instance: { type: 'string' }, limit: { type: 'string' }, cursor: { type: 'string' } },
+      options: {
+        ...connectionOptions,
+        state: { type: 'string' },
+        instance: { type: 'string' },
+        process: { type: 'string' },
+        limit: { type: 'string' },
+        cursor: { type: 'string' },
+      },
     });
     const { values } = parsed;
     positionals(parsed.positionals, []);
@@ -20,6 +27,7 @@ export function runIncidents(argv: string[]): Promise<number> {
       // The server judges the value: an unknown state is its 400, naming query.filter.state.
       state: values.state?.toUpperCase() as IncidentQuery['state'],
       processInstanceKey: values.instance,
+      bpmnProcessId: values.process,
       limit: integer(values.limit, '--limit', 1, 1000),
       cursor: values.cursor,
     });

@@ -2,7 +2,8 @@
 // time (the next page's cursor is noted on stderr); `orca instance KEY`
 // shows one with its variables, waiting elements, jobs and incidents. The
 // filters are the server's own (filter.state, filter.variable,
-// filter.bpmnProcessId) and the server judges their values.
+// filter.bpmnProcessId and .version, the start and end date ranges,
+// filter.parentProcessInstanceKey) and the server judges their values.
 import type { InstanceState } from '../../client/index.ts';
 import { compact, orDash, printFields, printJson, printPage, printTable } from '../output.ts';
 import { connectionOptions, integer, parse, positionals } from './args.ts';
@@ -19,6 +20,12 @@ export function runInstances(argv: string[]): Promise<number> {
         state: { type: 'string' },
         var: { type: 'string', multiple: true },
         process: { type: 'string' },
+        version: { type: 'string' },
+        'started-after': { type: 'string' },
+        'started-before': { type: 'string' },
+        'ended-after': { type: 'string' },
+        'ended-before': { type: 'string' },
+        parent: { type: 'string' },
         limit: { type: 'string' },
         cursor: { type: 'string' },
       },
@@ -31,6 +38,12 @@ export function runInstances(argv: string[]): Promise<number> {
       state: values.state?.toUpperCase() as InstanceState,
       variables: values.var,
       bpmnProcessId: values.process,
+      version: integer(values.version, '--version', 1, 2_147_483_647),
+      startedAfter: values['started-after'],
+      startedBefore: values['started-before'],
+      endedAfter: values['ended-after'],
+      endedBefore: values['ended-before'],
+      parentProcessInstanceKey: values.parent,
       limit: integer(values.limit, '--limit', 1, 1000),
       cursor: values.cursor,
     });
