@@ -29,6 +29,11 @@ export interface StatsDelta {
   dx: number;
 }
 
+/**
+ * The batch's deltas. The leader puts every instance whose records it
+ * writes into the batch too (its process and version come from there); a
+ * record whose instance is not in the batch is not counted.
+ */
 export function statsDeltas(batch: Batch): StatsDelta[] {
   const history = batch.history;
   if (history === undefined || history.length === 0) return [];
