@@ -61,6 +61,15 @@ const intoServer = {
   message: 'The commands that talk to a server do so through client/ only; loading the engine or the API would also slow every one of them down.',
 };
 
+const outOfOperator = {
+  regex: '^(\\.\\./)+(engine|api|cli|test|loadtest)/',
+  message: 'operator/ is a client of Orca (client/) and of Kubernetes (@kubernetes/client-node): it imports nothing from engine, api, cli, test or loadtest.',
+};
+const intoOperatorTesting = {
+  regex: '(^|/)testing/',
+  message: 'operator/testing/ (the fake Kubernetes API server) is test support: only tests and benchmarks use it.',
+};
+
 const PURE = ['engine/runtime', 'engine/model', 'engine/feel', 'engine/dmn', 'engine/timer'];
 
 export default tseslint.config(
@@ -111,6 +120,16 @@ export default tseslint.config(
   {
     files: ['client/**/*.ts'],
     rules: { 'no-restricted-imports': ['error', { patterns: [outOfClient] }] },
+  },
+  {
+    files: ['operator/**/*.ts'],
+    ignores: ['**/*.test.ts'],
+    rules: { 'no-restricted-imports': ['error', { patterns: [outOfOperator] }] },
+  },
+  {
+    files: ['operator/**/*.ts'],
+    ignores: ['**/*.test.ts', 'operator/testing/**'],
+    rules: { 'no-restricted-imports': ['error', { patterns: [outOfOperator, intoOperatorTesting] }] },
   },
   {
     files: ['cli/commands/**/*.ts'],
