@@ -6,7 +6,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { loadAllYaml } from '@kubernetes/client-node';
+import { loadAll } from 'js-yaml';
 
 /** A JSON Schema node of a CRD's structural schema, as far as defaulting needs it. */
 export interface SchemaNode {
@@ -94,7 +94,8 @@ interface CrdDocument {
 export function loadCrdTypes(files: readonly string[]): ResourceType[] {
   const types: ResourceType[] = [];
   for (const file of files) {
-    for (const doc of loadAllYaml(readFileSync(file, 'utf8')) as CrdDocument[]) {
+    // Plain YAML, not client-node's loadAllYaml: that maps into typed models, which rename `default` to `_default`.
+    for (const doc of loadAll(readFileSync(file, 'utf8')) as CrdDocument[]) {
       if (doc?.kind !== 'CustomResourceDefinition' || !doc.spec) continue;
       const { group, scope, names, versions } = doc.spec;
       for (const version of versions) {
