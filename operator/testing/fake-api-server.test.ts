@@ -24,7 +24,12 @@ import { startFakeApiServer, type FakeApiServer } from './fake-api-server.ts';
 const PD = { group: 'orca.dev', version: 'v1alpha1', namespace: 'default', plural: 'processdefinitions' };
 
 function processDefinition(name: string, extra: Record<string, unknown> = {}) {
-  return { apiVersion: 'orca.dev/v1alpha1', kind: 'ProcessDefinition', metadata: { name, ...extra }, spec: { bpmnXml: '<definitions/>' } };
+  return {
+    apiVersion: 'orca.dev/v1alpha1',
+    kind: 'ProcessDefinition',
+    metadata: { name, ...extra },
+    spec: { bpmnXml: '<definitions/>', apiKeySecretRef: { name: 'orca-key' } },
+  };
 }
 
 /** The rejected call's status code and Status body. */
@@ -63,13 +68,17 @@ describe('discovery and auth', () => {
     const groups = await kc.makeApiClient(ApisApi).getAPIVersions();
     expect(groups.groups.map((group) => group.name)).toEqual(expect.arrayContaining(['orca.dev', 'coordination.k8s.io', 'events.k8s.io']));
     const orca = await custom.getAPIResources({ group: 'orca.dev', version: 'v1alpha1' });
-    expect(orca.resources.map((resource) => resource.name)).toEqual([
-      'processdefinitions',
-      'processdefinitions/status',
+    expect(orca.resources.map((resource) => resource.name).sort()).toEqual([
       'decisiondefinitions',
       'decisiondefinitions/status',
+      'processdefinitions',
+      'processdefinitions/status',
     ]);
-    expect(orca.resources[0]).toMatchObject({ kind: 'ProcessDefinition', namespaced: true, shortNames: ['orcapd'] });
+    expect(orca.resources.find((resource) => resource.name === 'processdefinitions')).toMatchObject({
+      kind: 'ProcessDefinition',
+      namespaced: true,
+      shortNames: ['orcapd'],
+    });
     const coreResources = await core.getAPIResources();
     expect(coreResources.resources.map((resource) => resource.name)).toEqual(expect.arrayContaining(['configmaps', 'secrets', 'events', 'namespaces']));
   });
@@ -157,10 +166,15 @@ describe('custom resources', () => {
     const statusWrite = await custom.replaceNamespacedCustomObjectStatus({
       ...PD,
       name: 'a',
-      body: { ...replaced, metadata: { ...replaced.metadata, labels: { sneaky: 'yes' } }, spec: { bpmnXml: 'changed' }, status: { version: 2 } },
+      body: {
+        ...replaced,
+        metadata: { ...replaced.metadata, labels: { sneaky: 'yes' } },
+        spec: { bpmnXml: 'changed', apiKeySecretRef: { name: 'other' } },
+        status: { version: 2 },
+      },
     });
     expect(statusWrite.status).toEqual({ version: 2 });
-    expect(statusWrite.spec).toEqual({ bpmnXml: '<definitions/>' });
+    expect(statusWrite.spec).toMatchObject({ bpmnXml: '<definitions/>' });
     expect(statusWrite.metadata.labels).toBeUndefined();
     expect(statusWrite.metadata.generation).toBe(1);
     const read = await custom.getNamespacedCustomObjectStatus({ ...PD, name: 'a' });
@@ -189,7 +203,7 @@ describe('custom resources', () => {
     const blind = await rejection(custom.replaceNamespacedCustomObject({ ...PD, name: 'a', body: { ...created, metadata: unversioned } }));
     expect(blind.code).toBe(422);
     expect(blind.status).toMatchObject({ reason: 'Invalid' });
-    expect(server.get('orca.dev/v1alpha1', 'ProcessDefinition', 'default', 'a')?.spec).toEqual({ bpmnXml: 'v2' });
+    expect(server.get('orca.dev/v1alpha1', 'ProcessDefinition', 'default', 'a')?.spec).toMatchObject({ bpmnXml: 'v2' });
 
     const stalePatch = await rejection(
       custom.patchNamespacedCustomObject(
@@ -224,7 +238,7 @@ describe('custom resources', () => {
       }),
     );
     expect(failedTest.code).toBe(422);
-    expect(server.get('orca.dev/v1alpha1', 'ProcessDefinition', 'default', 'a')?.spec).toEqual({ bpmnXml: 'v2' });
+    expect(server.get('orca.dev/v1alpha1', 'ProcessDefinition', 'default', 'a')?.spec).toMatchObject({ bpmnXml: 'v2' });
 
     const strategic = await rejection(
       custom.patchNamespacedCustomObject(

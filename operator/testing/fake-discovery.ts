@@ -54,7 +54,7 @@ export function resourceList(types: readonly ResourceType[], group: string, vers
       kind: type.kind,
       verbs: VERBS,
       ...(type.shortNames.length > 0 ? { shortNames: type.shortNames } : {}),
-      ...(type.custom ? { categories: ['all', 'orca'] } : {}),
+      ...(type.categories.length > 0 ? { categories: type.categories } : {}),
     };
     if (!type.statusSubresource) return [main];
     return [main, { name: `${type.plural}/status`, singularName: '', namespaced: type.namespaced, kind: type.kind, verbs: ['get', 'patch', 'update'] }];

@@ -6,7 +6,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { loadAll } from 'js-yaml';
+import { parseAllDocuments } from 'yaml';
 
 /** A JSON Schema node of a CRD's structural schema, as far as defaulting needs it. */
 export interface SchemaNode {
@@ -27,6 +27,7 @@ export interface ResourceType {
   plural: string;
   singular: string;
   shortNames: string[];
+  categories: string[];
   namespaced: boolean;
   /** True for custom resources: generation, 415 on strategic merge, no unconditional update. */
   custom: boolean;
@@ -44,6 +45,7 @@ function builtin(group: string, version: string, kind: string, plural: string, n
     plural,
     singular: kind.toLowerCase(),
     shortNames,
+    categories: [],
     namespaced,
     custom: false,
     statusSubresource: false,
@@ -68,6 +70,7 @@ function orcaType(kind: string, plural: string, shortName: string): ResourceType
     plural,
     singular: kind.toLowerCase(),
     shortNames: [shortName],
+    categories: ['orca'],
     namespaced: true,
     custom: true,
     statusSubresource: true,
@@ -85,7 +88,7 @@ interface CrdDocument {
   spec?: {
     group: string;
     scope: 'Namespaced' | 'Cluster';
-    names: { kind: string; plural: string; singular?: string; shortNames?: string[] };
+    names: { kind: string; plural: string; singular?: string; shortNames?: string[]; categories?: string[] };
     versions: { name: string; served?: boolean; subresources?: { status?: object }; schema?: { openAPIV3Schema?: SchemaNode } }[];
   };
 }
@@ -95,7 +98,7 @@ export function loadCrdTypes(files: readonly string[]): ResourceType[] {
   const types: ResourceType[] = [];
   for (const file of files) {
     // Plain YAML, not client-node's loadAllYaml: that maps into typed models, which rename `default` to `_default`.
-    for (const doc of loadAll(readFileSync(file, 'utf8')) as CrdDocument[]) {
+    for (const doc of parseAllDocuments(readFileSync(file, 'utf8')).map((document) => document.toJS() as CrdDocument)) {
       if (doc?.kind !== 'CustomResourceDefinition' || !doc.spec) continue;
       const { group, scope, names, versions } = doc.spec;
       for (const version of versions) {
@@ -108,6 +111,7 @@ export function loadCrdTypes(files: readonly string[]): ResourceType[] {
           plural: names.plural,
           singular: names.singular ?? names.kind.toLowerCase(),
           shortNames: names.shortNames ?? [],
+          categories: names.categories ?? [],
           namespaced: scope === 'Namespaced',
           custom: true,
           statusSubresource: version.subresources?.status !== undefined,

@@ -4,7 +4,7 @@
 // Patch bodies are merge patch and JSON patch on every type, server-side apply
 // (simplified to create-or-merge) when a fieldManager is given, strategic merge
 // on built-in types only (415 on custom resources, as the real server answers).
-import { load } from 'js-yaml';
+import { parse } from 'yaml';
 import { jsonPatch, mergePatch, PatchError } from './fake-patch.ts';
 import type { ResourceType } from './fake-resources.ts';
 import { parseFieldSelector, parseLabelSelector, type KubeObject } from './fake-selectors.ts';
@@ -97,7 +97,7 @@ function patched(store: FakeStore, target: Target, contentType: string, text: st
       throw invalid(resource.kind, resource.group, name!, 'metadata.managedFields.fieldManager', 'Required value: is required for apply patch');
     let applied: KubeObject;
     try {
-      applied = load(text) as KubeObject;
+      applied = parse(text) as KubeObject;
     } catch (error) {
       throw badRequest(`error decoding YAML: ${(error as Error).message}`);
     }
