@@ -312,6 +312,31 @@ describe('custom resources', () => {
     expect(bad.code).toBe(400);
   });
 
+  it('pages lists from one snapshot with limit and continue; the token expires on compaction', async () => {
+    for (const name of ['a', 'b', 'c', 'd', 'e']) server.create(processDefinition(name));
+    const first = await custom.listNamespacedCustomObject({ ...PD, limit: 2 });
+    expect(first.items.map((item: { metadata: { name: string } }) => item.metadata.name)).toEqual(['a', 'b']);
+    expect(first.metadata).toMatchObject({ resourceVersion: '5', remainingItemCount: 3 });
+
+    server.create(processDefinition('f'));
+    server.patch('orca.dev/v1alpha1', 'ProcessDefinition', 'default', 'c', { spec: { bpmnXml: 'v2' } });
+    server.delete('orca.dev/v1alpha1', 'ProcessDefinition', 'default', 'd');
+    const second = await custom.listNamespacedCustomObject({ ...PD, limit: 2, _continue: first.metadata.continue });
+    expect(
+      second.items.map((item: { metadata: { name: string; resourceVersion: string } }) => `${item.metadata.name}@${item.metadata.resourceVersion}`),
+    ).toEqual(['c@3', 'd@4']);
+    expect(second.metadata.resourceVersion).toBe('5');
+    const last = await custom.listNamespacedCustomObject({ ...PD, limit: 2, _continue: second.metadata.continue });
+    expect(last.items.map((item: { metadata: { name: string } }) => item.metadata.name)).toEqual(['e']);
+    expect(last.metadata.continue).toBeUndefined();
+
+    const again = await custom.listNamespacedCustomObject({ ...PD, limit: 1 });
+    server.compact();
+    const expired = await rejection(custom.listNamespacedCustomObject({ ...PD, limit: 1, _continue: again.metadata.continue }));
+    expect(expired.code).toBe(410);
+    expect(expired.status).toMatchObject({ reason: 'Expired' });
+  });
+
   it('reads plural, scope, status subresource and schema defaults from CRD files', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'orca-kube-fake-crd-'));
     try {

@@ -11,6 +11,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { coreVersions, group, groupList, resourceList, versionInfo } from './fake-discovery.ts';
 import { FakeFaults } from './fake-faults.ts';
+import { ListSnapshots } from './fake-pagination.ts';
 import { BUILTIN_TYPES, loadCrdTypes, ORCA_TYPES, repositoryCrdFiles, type ResourceType } from './fake-resources.ts';
 import { handle, notFoundPath, parseTarget } from './fake-routes.ts';
 import type { KubeObject } from './fake-selectors.ts';
@@ -90,6 +91,7 @@ export async function startFakeApiServer(options: FakeApiServerOptions = {}): Pr
   const custom = crdFiles.length > 0 ? loadCrdTypes(crdFiles) : ORCA_TYPES;
   const types: readonly ResourceType[] = [...BUILTIN_TYPES, ...custom];
   const store = new FakeStore(options.historyLimit ?? 10_000);
+  const snapshots = new ListSnapshots();
   const token = randomBytes(24).toString('hex');
   const watches = new Set<ActiveWatch>();
   const waiters: { count: number; pathIncludes?: string; resolve: () => void }[] = [];
@@ -160,7 +162,7 @@ export async function startFakeApiServer(options: FakeApiServerOptions = {}): Pr
         return;
       }
       const contentType = (request.headers['content-type'] ?? '').split(';')[0].trim();
-      const reply = handle(store, target, method, contentType, text, url.searchParams);
+      const reply = handle(store, snapshots, target, method, contentType, text, url.searchParams);
       entry.status = reply.status;
       sendJson(response, reply.status, reply.body);
     } catch (error) {
@@ -240,7 +242,10 @@ export async function startFakeApiServer(options: FakeApiServerOptions = {}): Pr
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
-    compact: () => store.compact(),
+    compact() {
+      store.compact();
+      snapshots.compact();
+    },
     resourceVersion: () => String(store.currentResourceVersion),
     faults,
     sendBookmarks,

@@ -10,6 +10,7 @@ import type { ResourceType } from './fake-resources.ts';
 import { parseFieldSelector, parseLabelSelector, type KubeObject } from './fake-selectors.ts';
 import { ApiError, badRequest, invalid } from './fake-status.ts';
 import type { FakeStore } from './fake-store.ts';
+import type { ListSnapshots, Page } from './fake-pagination.ts';
 
 export interface Target {
   resource: ResourceType;
@@ -52,24 +53,22 @@ export function parseTarget(types: readonly ResourceType[], segments: string[]):
   return target;
 }
 
-function listOf(resource: ResourceType, items: KubeObject[], resourceVersion: number): Record<string, unknown> {
+function listOf(resource: ResourceType, page: Page): Record<string, unknown> {
   // The real server leaves kind and apiVersion off built-in list items; clients must not rely on them.
-  const shown = resource.custom ? items : items.map(({ kind: _kind, apiVersion: _apiVersion, ...rest }) => rest);
-  return { apiVersion: resource.apiVersion, kind: `${resource.kind}List`, metadata: { resourceVersion: String(resourceVersion) }, items: shown };
+  const items = resource.custom ? page.items : page.items.map(({ kind: _kind, apiVersion: _apiVersion, ...rest }) => rest);
+  const metadata: Record<string, unknown> = { resourceVersion: String(page.resourceVersion) };
+  if (page.continue !== undefined) Object.assign(metadata, { continue: page.continue, remainingItemCount: page.remainingItemCount });
+  return { apiVersion: resource.apiVersion, kind: `${resource.kind}List`, metadata, items };
 }
 
-export function list(store: FakeStore, target: Target, query: URLSearchParams): Reply {
+export function list(store: FakeStore, snapshots: ListSnapshots, target: Target, query: URLSearchParams): Reply {
   const labels = parseLabelSelector(query.get('labelSelector'));
   const fields = parseFieldSelector(query.get('fieldSelector'));
-  const { items, resourceVersion } = store.list(target.resource, target.namespace);
-  return {
-    status: 200,
-    body: listOf(
-      target.resource,
-      items.filter((item) => labels(item) && fields(item)),
-      resourceVersion,
-    ),
-  };
+  const page = snapshots.page(query.get('limit'), query.get('continue'), () => {
+    const { items, resourceVersion } = store.list(target.resource, target.namespace);
+    return { items: items.filter((item) => labels(item) && fields(item)), resourceVersion };
+  });
+  return { status: 200, body: listOf(target.resource, page) };
 }
 
 function parseJson(text: string): KubeObject {
@@ -133,12 +132,20 @@ function patched(store: FakeStore, target: Target, contentType: string, text: st
 }
 
 /** Everything but watch, which streams. */
-export function handle(store: FakeStore, target: Target, method: string, contentType: string, text: string, query: URLSearchParams): Reply {
+export function handle(
+  store: FakeStore,
+  snapshots: ListSnapshots,
+  target: Target,
+  method: string,
+  contentType: string,
+  text: string,
+  query: URLSearchParams,
+): Reply {
   const { resource, namespace, name } = target;
   if (resource.namespaced && namespace === undefined && method !== 'GET') throw notFoundPath();
   switch (method) {
     case 'GET':
-      return name === undefined ? list(store, target, query) : { status: 200, body: store.get(resource, namespace, name) };
+      return name === undefined ? list(store, snapshots, target, query) : { status: 200, body: store.get(resource, namespace, name) };
     case 'POST':
       if (name !== undefined) throw new ApiError(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource');
       return { status: 201, body: store.create(resource, namespace, parseJson(text)) };
