@@ -119,6 +119,26 @@ describe('discovery and auth', () => {
   });
 });
 
+describe('HTTPS', () => {
+  it('serves TLS with a fresh self-signed certificate that the kubeconfig trusts (no verification skipped)', async () => {
+    const secure = await startFakeApiServer({ tls: true });
+    try {
+      expect(secure.url).toMatch(/^https:\/\/127\.0\.0\.1:\d+$/);
+      expect(secure.kubeconfig()).not.toContain('insecure-skip-tls-verify');
+      const client = new KubeConfig();
+      client.loadFromString(secure.kubeconfig());
+      const api = client.makeApiClient(CustomObjectsApi);
+      await api.createNamespacedCustomObject({ ...PD, body: processDefinition('a') });
+      expect((await api.listNamespacedCustomObject(PD)).items).toHaveLength(1);
+      const stranger = new KubeConfig();
+      stranger.loadFromString(secure.kubeconfig().replace(/certificate-authority-data: .*/, 'certificate-authority-data: ""'));
+      await expect(stranger.makeApiClient(CustomObjectsApi).listNamespacedCustomObject(PD)).rejects.toThrow(/certificate/);
+    } finally {
+      await secure.close();
+    }
+  });
+});
+
 describe('custom resources', () => {
   it('sets uid, creationTimestamp, resourceVersion and generation 1 on create, and drops status', async () => {
     const created = await custom.createNamespacedCustomObject({ ...PD, body: { ...processDefinition('a'), status: { version: 3 } } });

@@ -6,10 +6,12 @@
 // controller without going through HTTP.
 import { randomBytes } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type RequestListener, type ServerResponse } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { coreVersions, group, groupList, resourceList, versionInfo } from './fake-discovery.ts';
+import { selfSignedCertificate } from './fake-certificate.ts';
 import { FakeFaults } from './fake-faults.ts';
 import { ListSnapshots } from './fake-pagination.ts';
 import { BUILTIN_TYPES, loadCrdTypes, ORCA_TYPES, repositoryCrdFiles, type ResourceType } from './fake-resources.ts';
@@ -30,6 +32,11 @@ export interface FakeApiServerOptions {
   historyLimit?: number;
   /** How often open watches that allow them get a BOOKMARK (default 1000 ms; 0 = only on sendBookmarks()). */
   bookmarkIntervalMs?: number;
+  /**
+   * Serve HTTPS with a fresh self-signed certificate (in the kubeconfig as its CA) instead of plain HTTP.
+   * Needed for kubectl, which sends no bearer token over plain HTTP.
+   */
+  tls?: boolean;
 }
 
 export interface LoggedRequest {
@@ -43,6 +50,8 @@ export interface LoggedRequest {
 export interface FakeApiServer {
   url: string;
   token: string;
+  /** PEM of the CA to trust, with `tls: true`. */
+  ca?: string;
   /** YAML text of a kubeconfig for this server, token auth, namespace default. */
   kubeconfig(): string;
   /** Writes kubeconfig() to `dir/kubeconfig` and returns the path. */
@@ -171,7 +180,7 @@ export async function startFakeApiServer(options: FakeApiServerOptions = {}): Pr
     }
   };
 
-  const server = createServer((request, response) => {
+  const listener: RequestListener = (request, response) => {
     const url = new URL(request.url ?? '/', 'http://localhost');
     const entry: LoggedRequest = { method: request.method ?? 'GET', path: url.pathname, query: Object.fromEntries(url.searchParams), status: 0 };
     requests.push(entry);
@@ -180,11 +189,13 @@ export async function startFakeApiServer(options: FakeApiServerOptions = {}): Pr
       if (!response.headersSent) sendJson(response, 500, statusObject(500, 'InternalError', `fake API server: ${(error as Error).message}`));
       else response.destroy();
     });
-  });
+  };
+  const certificate = options.tls ? selfSignedCertificate() : undefined;
+  const server = certificate ? createHttpsServer({ cert: certificate.cert, key: certificate.key }, listener) : createServer(listener);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   serverAddress = `127.0.0.1:${port}`;
-  const url = `http://${serverAddress}`;
+  const url = `${certificate ? 'https' : 'http'}://${serverAddress}`;
 
   const sendBookmarks = () => {
     for (const watch of watches) watch.bookmark(store.currentResourceVersion);
@@ -208,8 +219,10 @@ export async function startFakeApiServer(options: FakeApiServerOptions = {}): Pr
       '  - name: fake',
       '    cluster:',
       `      server: ${url}`,
-      // Plain HTTP on loopback: client-node refuses http:// servers unless TLS verification is off.
-      '      insecure-skip-tls-verify: true',
+      certificate
+        ? `      certificate-authority-data: ${Buffer.from(certificate.cert).toString('base64')}`
+        : // Plain HTTP on loopback: client-node refuses http:// servers unless TLS verification is off.
+          '      insecure-skip-tls-verify: true',
       'contexts:',
       '  - name: fake',
       '    context:',
@@ -227,6 +240,7 @@ export async function startFakeApiServer(options: FakeApiServerOptions = {}): Pr
   return {
     url,
     token,
+    ca: certificate?.cert,
     kubeconfig,
     writeKubeconfig(dir) {
       const path = join(dir, 'kubeconfig');

@@ -71,6 +71,28 @@ export function list(store: FakeStore, snapshots: ListSnapshots, target: Target,
   return { status: 200, body: listOf(target.resource, page) };
 }
 
+/** A create or update body: JSON or YAML. Protobuf, which kubectl's typed commands send for built-in types, is not spoken here. */
+function parseBody(contentType: string, text: string): KubeObject {
+  if (contentType === 'application/yaml') {
+    try {
+      return parse(text) as KubeObject;
+    } catch (error) {
+      throw badRequest(`error decoding YAML: ${(error as Error).message}`);
+    }
+  }
+  if (contentType !== '' && contentType !== 'application/json') {
+    throw new ApiError(
+      415,
+      'UnsupportedMediaType',
+      `the body of the request was in an unknown format - accepted media types include: application/json, application/yaml`,
+      {
+        kind: contentType,
+      },
+    );
+  }
+  return parseJson(text);
+}
+
 function parseJson(text: string): KubeObject {
   try {
     return JSON.parse(text) as KubeObject;
@@ -148,10 +170,13 @@ export function handle(
       return name === undefined ? list(store, snapshots, target, query) : { status: 200, body: store.get(resource, namespace, name) };
     case 'POST':
       if (name !== undefined) throw new ApiError(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource');
-      return { status: 201, body: store.create(resource, namespace, parseJson(text)) };
+      return { status: 201, body: store.create(resource, namespace, parseBody(contentType, text)) };
     case 'PUT':
       if (name === undefined) throw new ApiError(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource');
-      return { status: 200, body: store.update(resource, namespace, name, parseJson(text), { subresource: target.subresource as 'status' | undefined }) };
+      return {
+        status: 200,
+        body: store.update(resource, namespace, name, parseBody(contentType, text), { subresource: target.subresource as 'status' | undefined }),
+      };
     case 'PATCH':
       if (name === undefined) throw new ApiError(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource');
       if (contentType !== 'application/apply-patch+yaml') parseJson(text);
