@@ -357,6 +357,50 @@ describe('custom resources', () => {
     expect(expired.status).toMatchObject({ reason: 'Expired' });
   });
 
+  it('runs an admission hook on custom resource writes: what it stores, or 422 with its reasons', async () => {
+    const admitted = await startFakeApiServer({
+      admit(object, old) {
+        const spec = object.spec as Record<string, unknown>;
+        if (!spec.apiKeySecretRef) return { ok: false, errors: ['spec.apiKeySecretRef: Required value'] };
+        if (old && (old.spec as Record<string, unknown>).processId !== undefined && spec.processId !== (old.spec as Record<string, unknown>).processId) {
+          return { ok: false, errors: ['spec: Invalid value: "object": spec.processId cannot be changed'] };
+        }
+        // Prunes what a schema with only observedGeneration in status would.
+        const status = object.status as Record<string, unknown> | undefined;
+        return { ok: true, stored: { ...object, ...(status ? { status: { observedGeneration: status.observedGeneration } } : {}) } };
+      },
+    });
+    try {
+      const client = new KubeConfig();
+      client.loadFromString(admitted.kubeconfig());
+      const api = client.makeApiClient(CustomObjectsApi);
+      const refused = await rejection(api.createNamespacedCustomObject({ ...PD, body: { ...processDefinition('a'), spec: { bpmnXml: 'x' } } }));
+      expect(refused.code).toBe(422);
+      expect(refused.status).toMatchObject({
+        reason: 'Invalid',
+        message: 'ProcessDefinition.orca.dev "a" is invalid: spec.apiKeySecretRef: Required value',
+        details: { causes: [{ message: 'spec.apiKeySecretRef: Required value' }] },
+      });
+      expect(admitted.get('orca.dev/v1alpha1', 'ProcessDefinition', 'default', 'a')).toBeUndefined();
+
+      const created = await api.createNamespacedCustomObject({
+        ...PD,
+        body: { ...processDefinition('a'), spec: { ...processDefinition('a').spec, processId: 'order' } },
+      });
+      expect(created.metadata.uid).toBeDefined();
+      const changed = await rejection(api.patchNamespacedCustomObject({ ...PD, name: 'a', body: { spec: { processId: 'other' } } }, mergePatchOptions()));
+      expect(changed.code).toBe(422);
+      const status = await api.patchNamespacedCustomObjectStatus(
+        { ...PD, name: 'a', body: { status: { observedGeneration: 1, typo: true } } },
+        mergePatchOptions(),
+      );
+      expect(status.status).toEqual({ observedGeneration: 1 });
+      expect(status.metadata).toMatchObject({ name: 'a', uid: created.metadata.uid, generation: 1 });
+    } finally {
+      await admitted.close();
+    }
+  });
+
   it('reads plural, scope, status subresource and schema defaults from CRD files', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'orca-kube-fake-crd-'));
     try {

@@ -19,11 +19,12 @@ import { handle, notFoundPath, parseTarget } from './fake-routes.ts';
 import type { KubeObject } from './fake-selectors.ts';
 import { mergePatch } from './fake-patch.ts';
 import { ApiError, reasonFor, statusObject } from './fake-status.ts';
-import { FakeStore, type WriteOptions } from './fake-store.ts';
+import { FakeStore, type Admit, type WriteOptions } from './fake-store.ts';
 import { openWatch, type ActiveWatch } from './fake-watch.ts';
 
 export type { KubeObject } from './fake-selectors.ts';
 export type { PathPredicate } from './fake-faults.ts';
+export type { Admit } from './fake-store.ts';
 
 export interface FakeApiServerOptions {
   /** CustomResourceDefinition files; default the repository's crds/*.yaml, else a built-in table of Orca's kinds. */
@@ -37,6 +38,11 @@ export interface FakeApiServerOptions {
    * Needed for kubectl, which sends no bearer token over plain HTTP.
    */
   tls?: boolean;
+  /**
+   * Admission of custom resources beyond defaulting: pruning, schema and CEL validation, e.g. the CRD tests'
+   * admit() (test/crds/admit.ts). Without it the fake stores any custom resource it can parse.
+   */
+  admit?: Admit;
 }
 
 export interface LoggedRequest {
@@ -99,7 +105,7 @@ export async function startFakeApiServer(options: FakeApiServerOptions = {}): Pr
   const crdFiles = options.crdFiles ?? repositoryCrdFiles();
   const custom = crdFiles.length > 0 ? loadCrdTypes(crdFiles) : ORCA_TYPES;
   const types: readonly ResourceType[] = [...BUILTIN_TYPES, ...custom];
-  const store = new FakeStore(options.historyLimit ?? 10_000);
+  const store = new FakeStore(options.historyLimit ?? 10_000, options.admit);
   const snapshots = new ListSnapshots();
   const token = randomBytes(24).toString('hex');
   const watches = new Set<ActiveWatch>();

@@ -54,6 +54,13 @@ export interface WriteOptions {
   subresource?: 'status';
 }
 
+/**
+ * Admission of custom resources beyond what the store does itself (e.g. the
+ * chart's test/crds/admit.ts: pruning, defaults, schema and CEL rules): what
+ * to store, or why not. `old` is the stored object on updates.
+ */
+export type Admit = (object: KubeObject, old?: KubeObject) => { ok: true; stored: KubeObject } | { ok: false; errors: string[] };
+
 export class FakeStore {
   private resourceVersion = 0;
   private readonly objects = new Map<string, KubeObject>();
@@ -62,7 +69,10 @@ export class FakeStore {
   private historyStart = 0;
   private readonly listeners = new Set<StoreListener>();
 
-  constructor(private readonly historyLimit: number) {}
+  constructor(
+    private readonly historyLimit: number,
+    private readonly admission?: Admit,
+  ) {}
 
   get currentResourceVersion(): number {
     return this.resourceVersion;
@@ -138,7 +148,7 @@ export class FakeStore {
     else delete metadata.generation;
     if (resource.statusSubresource) delete object.status;
     this.normalize(resource, object);
-    return this.commit(resource, key, 'ADDED', object);
+    return this.commit(resource, key, 'ADDED', this.admit(resource, object));
   }
 
   update(resource: ResourceType, namespace: string | undefined, name: string, body: KubeObject, options: WriteOptions = {}): KubeObject {
@@ -187,6 +197,7 @@ export class FakeStore {
     next.apiVersion = current.apiVersion;
     next.kind = current.kind;
     this.normalize(resource, next);
+    next = this.admit(resource, next, current);
     if (resource.custom && !isDeepStrictEqual(content(current), content(next))) next.metadata.generation = (current.metadata.generation as number) + 1;
     if (isDeepStrictEqual(comparable(current), comparable(next))) return structuredClone(current);
     if (next.metadata.deletionTimestamp && ((next.metadata.finalizers as string[] | undefined) ?? []).length === 0) {
@@ -230,6 +241,22 @@ export class FakeStore {
     }
     this.objects.delete(key);
     return { object: this.commit(resource, key, 'DELETED', structuredClone(current)), deleted: true };
+  }
+
+  /** The admission hook's verdict on a custom resource; metadata stays the server's own. */
+  private admit(resource: ResourceType, object: KubeObject, old?: KubeObject): KubeObject {
+    if (!resource.custom || !this.admission) return object;
+    const verdict = this.admission(structuredClone(object), old && structuredClone(old));
+    if (!verdict.ok) {
+      const name = object.metadata.name;
+      throw new ApiError(422, 'Invalid', `${resource.kind}.${resource.group} "${name}" is invalid: ${verdict.errors.join(', ')}`, {
+        name,
+        group: resource.group,
+        kind: resource.kind,
+        causes: verdict.errors.map((message) => ({ reason: 'FieldValueInvalid', message })),
+      });
+    }
+    return { ...verdict.stored, apiVersion: object.apiVersion, kind: object.kind, metadata: object.metadata };
   }
 
   private checkIdentity(resource: ResourceType, object: KubeObject): void {
