@@ -79,6 +79,17 @@ describe.skipIf(!KUBECTL)(`kubectl against the fake API server ${KUBECTL ? '' : 
     expect((await get('orcapd', 'order')).metadata.generation).toBe(3);
   });
 
+  it('server-side applies (simplified: create, then merge into the object)', async () => {
+    const ssa = join(dir, 'ssa.yaml');
+    writeFileSync(ssa, MODEL(3).replace('name: order', 'name: order-ssa'));
+    expect((await run('apply', '--server-side', '--validate=false', '-f', ssa)).stdout.trim()).toBe('processdefinition.orca.dev/order-ssa serverside-applied');
+    writeFileSync(ssa, MODEL(4).replace('name: order', 'name: order-ssa'));
+    expect((await run('apply', '--server-side', '--validate=false', '-f', ssa)).code).toBe(0);
+    const applied = await get('orcapd', 'order-ssa');
+    expect(applied.metadata.generation).toBe(2);
+    expect(String(applied.spec?.bpmnXml)).toContain('retries="4"');
+  });
+
   it('labels and selects ConfigMaps (applied: kubectl create sends protobuf for built-in types, which the fake does not speak)', async () => {
     writeFileSync(
       join(dir, 'model.json'),
