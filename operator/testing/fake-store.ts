@@ -19,6 +19,8 @@ export interface StoredEvent {
   type: EventType;
   resource: ResourceType;
   object: KubeObject;
+  /** The object before a MODIFIED, so a selector watch can tell it entered or left the selection. */
+  previous?: KubeObject;
 }
 
 export type StoreListener = (event: StoredEvent) => void;
@@ -204,7 +206,7 @@ export class FakeStore {
       this.objects.delete(key);
       return this.commit(resource, key, 'DELETED', next);
     }
-    return this.commit(resource, key, 'MODIFIED', next);
+    return this.commit(resource, key, 'MODIFIED', next, current);
   }
 
   /** Deletes at once without finalizers; with them, marks the object for deletion and keeps it. */
@@ -237,7 +239,7 @@ export class FakeStore {
       next.metadata.deletionTimestamp = now();
       next.metadata.deletionGracePeriodSeconds = 0;
       if (resource.custom) next.metadata.generation = (current.metadata.generation as number) + 1;
-      return { object: this.commit(resource, key, 'MODIFIED', next), deleted: false };
+      return { object: this.commit(resource, key, 'MODIFIED', next, current), deleted: false };
     }
     this.objects.delete(key);
     return { object: this.commit(resource, key, 'DELETED', structuredClone(current)), deleted: true };
@@ -281,11 +283,11 @@ export class FakeStore {
     }
   }
 
-  private commit(resource: ResourceType, key: string, type: EventType, object: KubeObject): KubeObject {
+  private commit(resource: ResourceType, key: string, type: EventType, object: KubeObject, previous?: KubeObject): KubeObject {
     this.resourceVersion++;
     object.metadata.resourceVersion = String(this.resourceVersion);
     if (type !== 'DELETED') this.objects.set(key, object);
-    const event: StoredEvent = { resourceVersion: this.resourceVersion, type, resource, object: structuredClone(object) };
+    const event: StoredEvent = { resourceVersion: this.resourceVersion, type, resource, object: structuredClone(object), previous };
     this.history.push(event);
     if (this.history.length > this.historyLimit) this.historyStart = this.history.shift()!.resourceVersion;
     for (const listener of this.listeners) listener(event);

@@ -39,10 +39,18 @@ export class ActiveWatch implements OpenWatch {
     this.bookmarks = query.get('allowWatchBookmarks') === 'true';
   }
 
-  matches(event: StoredEvent): boolean {
-    if (event.resource.group !== this.resource.group || event.resource.plural !== this.resource.plural) return false;
-    if (this.namespace !== undefined && event.object.metadata.namespace !== this.namespace) return false;
-    return this.selector(event.object);
+  /**
+   * The event as this watch reports it, or undefined: a change that moves an
+   * object into the selection is ADDED, out of it DELETED, as the real server does.
+   */
+  view(event: StoredEvent): { type: string; object: KubeObject } | undefined {
+    if (event.resource.group !== this.resource.group || event.resource.plural !== this.resource.plural) return undefined;
+    if (this.namespace !== undefined && event.object.metadata.namespace !== this.namespace) return undefined;
+    const now = this.selector(event.object);
+    if (event.type !== 'MODIFIED' || !event.previous) return now ? { type: event.type, object: event.object } : undefined;
+    const before = this.selector(event.previous);
+    if (now) return { type: before ? 'MODIFIED' : 'ADDED', object: event.object };
+    return before ? { type: 'DELETED', object: event.object } : undefined;
   }
 
   send(type: string, object: unknown): void {
@@ -59,7 +67,8 @@ export class ActiveWatch implements OpenWatch {
   start(store: FakeStore, timeoutSeconds: number | undefined, initial: { type: string; object: KubeObject }[]): void {
     for (const event of initial) this.send(event.type, event.object);
     this.unsubscribe = store.subscribe((event) => {
-      if (this.matches(event)) this.send(event.type, event.object);
+      const seen = this.view(event);
+      if (seen) this.send(seen.type, seen.object);
     });
     if (timeoutSeconds !== undefined && timeoutSeconds > 0) this.timer = setTimeout(() => this.close(), timeoutSeconds * 1000);
     this.response.on('close', () => this.close());
@@ -104,7 +113,7 @@ export function openWatch(store: FakeStore, request: WatchRequest, response: Ser
     watch.start(
       store,
       timeoutSeconds,
-      store.eventsSince(resource, from).filter((event) => watch.matches(event)),
+      store.eventsSince(resource, from).flatMap((event) => watch.view(event) ?? []),
     );
     return watch;
   } catch (error) {
