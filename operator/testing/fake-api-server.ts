@@ -19,6 +19,7 @@ import { handle, notFoundPath, parseTarget } from './fake-routes.ts';
 import type { KubeObject } from './fake-selectors.ts';
 import { mergePatch } from './fake-patch.ts';
 import { ApiError, reasonFor, statusObject } from './fake-status.ts';
+import { wantsTable } from './fake-table.ts';
 import { FakeStore, type Admit, type WriteOptions } from './fake-store.ts';
 import { openWatch, type ActiveWatch } from './fake-watch.ts';
 
@@ -166,7 +167,7 @@ export async function startFakeApiServer(options: FakeApiServerOptions = {}): Pr
         entry.status = 200;
         const watch = openWatch(
           store,
-          { path: url.pathname, resource: target.resource, namespace: target.namespace, query: url.searchParams },
+          { path: url.pathname, resource: target.resource, namespace: target.namespace, query: url.searchParams, asTable: wantsTable(request.headers.accept) },
           response,
           (closed) => watches.delete(closed),
         );
@@ -177,7 +178,7 @@ export async function startFakeApiServer(options: FakeApiServerOptions = {}): Pr
         return;
       }
       const contentType = (request.headers['content-type'] ?? '').split(';')[0].trim();
-      const reply = handle(store, snapshots, target, method, contentType, text, url.searchParams);
+      const reply = handle(store, snapshots, target, method, { contentType, text, asTable: wantsTable(request.headers.accept) }, url.searchParams);
       entry.status = reply.status;
       sendJson(response, reply.status, reply.body);
     } catch (error) {

@@ -79,6 +79,37 @@ describe.skipIf(!KUBECTL)(`kubectl against the fake API server ${KUBECTL ? '' : 
     expect((await get('orcapd', 'order')).metadata.generation).toBe(3);
   });
 
+  it('prints the printer columns (server-side Table) in get and get -w', async () => {
+    server.patch(
+      'orca.dev/v1alpha1',
+      'ProcessDefinition',
+      'default',
+      'order',
+      {
+        status: {
+          processId: 'order',
+          version: 3,
+          conditions: [{ type: 'Ready', status: 'True', reason: 'Deployed', message: '', lastTransitionTime: '2026-01-01T00:00:00Z' }],
+        },
+      },
+      { subresource: 'status' },
+    );
+    const printed = await run('get', 'orcapd', 'order');
+    const [header, row] = printed.stdout.trim().split('\n');
+    expect(header.split(/\s{2,}/)).toEqual(['NAME', 'READY', 'PROCESS ID', 'VERSION', 'AGE']);
+    expect(row).toMatch(/^order\s+True\s+order\s+3\s+\d+s$/);
+    const watching = kubectlStream(kubeconfig, ['get', 'orcapd', 'order', '-w', '--output-watch-events']);
+    try {
+      await server.whenWatching(1);
+      server.patch('orca.dev/v1alpha1', 'ProcessDefinition', 'default', 'order', { status: { version: 4 } }, { subresource: 'status' });
+      const lines = await watching.lines(3);
+      expect(lines[0].split(/\s{2,}/)).toEqual(['EVENT', 'NAME', 'READY', 'PROCESS ID', 'VERSION', 'AGE']);
+      expect(lines[2]).toMatch(/^MODIFIED\s+order\s+True\s+order\s+4\s+\d+s$/);
+    } finally {
+      await watching.stop();
+    }
+  });
+
   it('server-side applies (simplified: create, then merge into the object)', async () => {
     const ssa = join(dir, 'ssa.yaml');
     writeFileSync(ssa, MODEL(3).replace('name: order', 'name: order-ssa'));

@@ -11,6 +11,7 @@ import { parseFieldSelector, parseLabelSelector, type KubeObject } from './fake-
 import { ApiError, badRequest, invalid } from './fake-status.ts';
 import type { FakeStore } from './fake-store.ts';
 import type { ListSnapshots, Page } from './fake-pagination.ts';
+import { table } from './fake-table.ts';
 
 export interface Target {
   resource: ResourceType;
@@ -61,13 +62,18 @@ function listOf(resource: ResourceType, page: Page): Record<string, unknown> {
   return { apiVersion: resource.apiVersion, kind: `${resource.kind}List`, metadata, items };
 }
 
-export function list(store: FakeStore, snapshots: ListSnapshots, target: Target, query: URLSearchParams): Reply {
+export function list(store: FakeStore, snapshots: ListSnapshots, target: Target, query: URLSearchParams, asTable: boolean): Reply {
   const labels = parseLabelSelector(query.get('labelSelector'));
   const fields = parseFieldSelector(query.get('fieldSelector'));
   const page = snapshots.page(query.get('limit'), query.get('continue'), () => {
     const { items, resourceVersion } = store.list(target.resource, target.namespace);
     return { items: items.filter((item) => labels(item) && fields(item)), resourceVersion };
   });
+  if (asTable) {
+    const printed = table(target.resource, page.items, String(page.resourceVersion));
+    if (page.continue !== undefined) Object.assign(printed.metadata as object, { continue: page.continue, remainingItemCount: page.remainingItemCount });
+    return { status: 200, body: printed };
+  }
   return { status: 200, body: listOf(target.resource, page) };
 }
 
@@ -153,21 +159,26 @@ function patched(store: FakeStore, target: Target, contentType: string, text: st
   return { status: 200, body: store.update(resource, namespace, name!, next, options) };
 }
 
+export interface RequestBody {
+  contentType: string;
+  text: string;
+  /** The client asked for a meta.k8s.io Table (kubectl get). */
+  asTable: boolean;
+}
+
 /** Everything but watch, which streams. */
-export function handle(
-  store: FakeStore,
-  snapshots: ListSnapshots,
-  target: Target,
-  method: string,
-  contentType: string,
-  text: string,
-  query: URLSearchParams,
-): Reply {
+export function handle(store: FakeStore, snapshots: ListSnapshots, target: Target, method: string, request: RequestBody, query: URLSearchParams): Reply {
+  const { contentType, text, asTable } = request;
   const { resource, namespace, name } = target;
   if (resource.namespaced && namespace === undefined && method !== 'GET') throw notFoundPath();
   switch (method) {
     case 'GET':
-      return name === undefined ? list(store, snapshots, target, query) : { status: 200, body: store.get(resource, namespace, name) };
+      if (name === undefined) return list(store, snapshots, target, query, asTable);
+      if (asTable) {
+        const object = store.get(resource, namespace, name);
+        return { status: 200, body: table(resource, [object], String(object.metadata.resourceVersion)) };
+      }
+      return { status: 200, body: store.get(resource, namespace, name) };
     case 'POST':
       if (name !== undefined) throw new ApiError(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource');
       return { status: 201, body: store.create(resource, namespace, parseBody(contentType, text)) };

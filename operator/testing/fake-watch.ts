@@ -12,12 +12,15 @@ import type { ResourceType } from './fake-resources.ts';
 import { parseFieldSelector, parseLabelSelector, type KubeObject, type Selector } from './fake-selectors.ts';
 import { ApiError } from './fake-status.ts';
 import type { FakeStore, StoredEvent } from './fake-store.ts';
+import { table } from './fake-table.ts';
 
 export interface WatchRequest {
   path: string;
   resource: ResourceType;
   namespace?: string;
   query: URLSearchParams;
+  /** Send each object as a one-row meta.k8s.io Table (kubectl get -w). */
+  asTable?: boolean;
 }
 
 export class ActiveWatch implements OpenWatch {
@@ -26,6 +29,9 @@ export class ActiveWatch implements OpenWatch {
   private closed = false;
   private timer?: NodeJS.Timeout;
   private unsubscribe?: () => void;
+  /** Set for Table watches: the event object as a Table; column definitions only on the first. */
+  tableOf?: (object: KubeObject, first: boolean) => unknown;
+  private sentTable = false;
 
   constructor(
     readonly path: string,
@@ -55,7 +61,12 @@ export class ActiveWatch implements OpenWatch {
 
   send(type: string, object: unknown): void {
     if (this.closed || this.stalled) return;
-    this.response.write(`${JSON.stringify({ type, object })}\n`);
+    let sent = object;
+    if (this.tableOf && type !== 'ERROR') {
+      sent = this.tableOf(object as KubeObject, !this.sentTable);
+      this.sentTable = true;
+    }
+    this.response.write(`${JSON.stringify({ type, object: sent })}\n`);
   }
 
   bookmark(resourceVersion: number): void {
@@ -98,6 +109,12 @@ export function openWatch(store: FakeStore, request: WatchRequest, response: Ser
   response.writeHead(200, { 'Content-Type': 'application/json', 'Cache-Control': 'no-cache, private' });
   response.flushHeaders();
   const watch = new ActiveWatch(request.path, response, resource, namespace, selector, query, onClose);
+  if (request.asTable) {
+    watch.tableOf = (object, first) => {
+      const printed = table(resource, [object], String(object.metadata.resourceVersion));
+      return first ? printed : { ...printed, columnDefinitions: [] };
+    };
+  }
   if (since === null || since === '' || since === '0') {
     const items = store.list(resource, namespace).items.filter(selector);
     watch.start(
