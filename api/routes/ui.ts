@@ -9,7 +9,7 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import fastifyStatic from '@fastify/static';
-import type { FastifyReply } from 'fastify';
+import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { RegisterRoutes } from './index.ts';
 
 /** Where `npm run build:ui` writes the apps. */
@@ -31,13 +31,15 @@ function notBuilt(reply: FastifyReply, title: string) {
   return reply.code(503).header('content-type', 'text/html; charset=utf-8').header('cache-control', 'no-store').header('retry-after', '30').send(body);
 }
 
-export const register: RegisterRoutes = async (app) => {
+export const register: RegisterRoutes = async (app) => serveUi(app, UI_DIST);
+
+/** Serves the apps built in `dist` (a directory path ending in a slash). */
+export async function serveUi(app: FastifyInstance, dist: string): Promise<void> {
   // Registered even when the build is absent, so a build made later is served without a restart.
+  // Only the hashed bundles: the pages are served below, with their fallback.
   await app.register(fastifyStatic, {
-    root: UI_DIST,
-    prefix: UI_ASSETS_PREFIX,
-    // Only the hashed bundles: the pages are served below, with their fallback.
-    allowedPath: (pathName) => pathName.startsWith('/assets/'),
+    root: `${dist}assets/`,
+    prefix: `${UI_ASSETS_PREFIX}assets/`,
     wildcard: true,
     index: false,
     immutable: true,
@@ -46,12 +48,12 @@ export const register: RegisterRoutes = async (app) => {
 
   for (const ui of UI_APPS) {
     const page = async (_request: unknown, reply: FastifyReply) => {
-      if (!existsSync(`${UI_DIST}${ui.page}`)) return notBuilt(reply, ui.title);
+      if (!existsSync(`${dist}${ui.page}`)) return notBuilt(reply, ui.title);
       // The page names the current bundles: never cached, so a rebuild is picked up.
-      return reply.header('cache-control', 'no-cache').sendFile(ui.page, UI_DIST);
+      return reply.header('cache-control', 'no-cache').sendFile(ui.page, dist, { cacheControl: false });
     };
     app.get(ui.prefix, (_request, reply) => reply.redirect(`${ui.prefix}/`, 302));
     app.get(`${ui.prefix}/`, page);
     app.get(`${ui.prefix}/*`, page);
   }
-};
+}
