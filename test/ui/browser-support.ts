@@ -82,10 +82,13 @@ export async function openPage(browser: Browser, baseUrl: string): Promise<Watch
 /**
  * No page error and no console error, except Chromium's own line for a
  * response with one of `statuses` (a test that asks for a missing instance
- * gets a 404 on purpose; Chromium logs every failed fetch).
+ * gets a 404 on purpose; Chromium logs every failed fetch) or for a
+ * request refused on purpose (`refused`: the test cut the server off).
  */
-export function expectNoProblems(watched: WatchedPage, statuses: number[] = []): void {
-  const allowed = (text: string) => statuses.some((s) => text.includes(`the server responded with a status of ${s}`));
+export function expectNoProblems(watched: WatchedPage, statuses: number[] = [], refused = false): void {
+  const allowed = (text: string) =>
+    statuses.some((s) => text.startsWith(`console error: Failed to load resource: the server responded with a status of ${s} (`)) ||
+    (refused && text === 'console error: Failed to load resource: net::ERR_CONNECTION_REFUSED');
   expect(watched.problems.filter((p) => !allowed(p))).toEqual([]);
 }
 
@@ -112,4 +115,10 @@ export async function signIn(page: Page, apiKey: string): Promise<void> {
 /** The class attribute of the diagram's SVG group for a BPMN element. */
 export function diagramElement(page: Page, elementId: string, marker?: string) {
   return page.locator(`.diagram-canvas g.djs-element[data-element-id="${elementId}"]${marker ? `.${marker}` : ''}`);
+}
+
+/** Opens `path`, signing in first if the page asks (each test can then run on its own). */
+export async function openSignedIn(page: Page, path: string, apiKey: string): Promise<void> {
+  await page.goto(path);
+  if (await page.getByLabel('API key').isVisible()) await signIn(page, apiKey);
 }
