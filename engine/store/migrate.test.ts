@@ -16,6 +16,7 @@ const TABLES = [
   'decisions',
   'definition_versions',
   'definitions',
+  'element_stats',
   'history',
   'incidents',
   'instances',
