@@ -65,6 +65,8 @@ export interface WatchedPage {
   context: BrowserContext;
   /** Page errors and console errors seen so far. */
   problems: string[];
+  /** Responses of status 400 or more seen so far: `404 GET /api/v1/…`. */
+  failed: string[];
 }
 
 export async function openPage(browser: Browser, baseUrl: string): Promise<WatchedPage> {
@@ -72,11 +74,16 @@ export async function openPage(browser: Browser, baseUrl: string): Promise<Watch
   const page = await context.newPage();
   page.setDefaultTimeout(15_000);
   const problems: string[] = [];
+  const failed: string[] = [];
   page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
   page.on('console', (message) => {
     if (message.type() === 'error') problems.push(`console error: ${message.text()}`);
   });
-  return { page, context, problems };
+  // Which request failed, so a failure names it (Chromium's console line does not).
+  page.on('response', (response) => {
+    if (response.status() >= 400) failed.push(`${response.status()} ${response.request().method()} ${new URL(response.url()).pathname}`);
+  });
+  return { page, context, problems, failed };
 }
 
 /**
@@ -89,7 +96,10 @@ export function expectNoProblems(watched: WatchedPage, statuses: number[] = [], 
   const allowed = (text: string) =>
     statuses.some((s) => text.startsWith(`console error: Failed to load resource: the server responded with a status of ${s} (`)) ||
     (refused && text === 'console error: Failed to load resource: net::ERR_CONNECTION_REFUSED');
-  expect(watched.problems.filter((p) => !allowed(p))).toEqual([]);
+  expect(
+    watched.problems.filter((p) => !allowed(p)),
+    `failed requests: ${watched.failed.join(', ')}`,
+  ).toEqual([]);
 }
 
 /** axe-core's WCAG 2 A and AA rules over the page as it is now, and a screenshot of it. */
@@ -112,9 +122,14 @@ export async function signIn(page: Page, apiKey: string): Promise<void> {
   await page.getByRole('button', { name: 'Sign in' }).click();
 }
 
-/** The class attribute of the diagram's SVG group for a BPMN element. */
+/**
+ * The diagram's SVG group of a BPMN element (bpmn-js sets data-element-id),
+ * with `marker` among its classes; waitFor() resolves once it is in the
+ * page (a connection's group has no box of its own, so "attached", not "visible").
+ */
 export function diagramElement(page: Page, elementId: string, marker?: string) {
-  return page.locator(`.diagram-canvas g.djs-element[data-element-id="${elementId}"]${marker ? `.${marker}` : ''}`);
+  const locator = page.locator(`.diagram-canvas g.djs-element[data-element-id="${elementId}"]${marker ? `.${marker}` : ''}`);
+  return { waitFor: () => locator.waitFor({ state: 'attached' }), count: () => locator.count() };
 }
 
 /** Opens `path`, signing in first if the page asks (each test can then run on its own). */

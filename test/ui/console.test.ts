@@ -78,7 +78,8 @@ describe.skipIf(browserMissing !== null)('the console', () => {
     // No reload: the page polls.
     await diagramElement(page, 'task', 'orca-completed').waitFor();
     await diagramElement(page, 'end', 'orca-completed').waitFor();
-    await page.locator('.djs-connection.orca-taken[data-element-id="f2"]').waitFor();
+    await diagramElement(page, 'f1', 'orca-taken').waitFor();
+    await diagramElement(page, 'f2', 'orca-taken').waitFor();
     await page.getByRole('heading', { level: 1, name: /Completed/ }).waitFor();
     await expect.poll(() => page.getByRole('region', { name: 'Variables' }).textContent()).toContain('"charged": true');
     const history = page.getByRole('region', { name: 'Element history' });
@@ -151,8 +152,8 @@ describe.skipIf(browserMissing !== null)('the console', () => {
     const rows = page.getByRole('table').getByRole('row');
     await expect.poll(() => rows.count()).toBe(26);
     const firstPage = await page.getByRole('table').getByRole('rowheader').allTextContents();
-    // Newest first.
-    expect(firstPage[0]).toBe(keys[keys.length - 1]);
+    // Newest first: the first row is of the last batch started.
+    expect(keys.slice(-20)).toContain(firstPage[0]);
     await expectAccessible(page, 'console-instances');
     const seen = new Set(firstPage);
     for (let p = 2; p <= 11; p += 1) {

@@ -19,7 +19,7 @@ export function DefinitionPage(props: { id: string; version: string | null }) {
   const xml = usePoll(async () => (version ? apiText(`${path}/xml`, { query: { version } }) : undefined), [props.id, version], 0);
   const stats = usePoll(async () => (version ? api<DefinitionStatistics>(`${path}/statistics`, { query: { version } }) : undefined), [props.id, version]);
   const counts = instanceCounts(stats.data ?? null);
-  const elements = (stats.data?.elements ?? []).filter((e) => e.elementId !== '');
+  const elements = stats.data?.elements ?? [];
 
   return html`<h1>Process ${props.id}</h1>
     <${ErrorNote} message=${detail.error} />

@@ -1,6 +1,6 @@
 // /console/: the account's process definitions, each with its latest
-// version, how many versions exist, and its instances by state (the
-// statistics' instance row, element id ''), refreshed while open.
+// version and its instances by state (the version's statistics), refreshed
+// while open.
 import { html } from 'htm/preact';
 import { api } from '../shared/api.ts';
 import { href, Link } from '../shared/router.ts';
@@ -13,10 +13,8 @@ interface Row extends DefinitionSummary {
   counts: { active: number; incidents: number } | null;
 }
 
-/** The version's instances by state: the statistics row whose element id is empty. */
-export function instanceCounts(stats: DefinitionStatistics | null): { active: number; incidents: number; completed: number; canceled: number } | null {
-  const row = stats?.elements.find((e) => e.elementId === '');
-  return row ? { active: row.active, incidents: row.incidents, completed: row.completed, canceled: row.canceled } : null;
+export function instanceCounts(stats: DefinitionStatistics | null): DefinitionStatistics['instances'] | null {
+  return stats?.instances ?? null;
 }
 
 export function DefinitionsPage() {

@@ -6,13 +6,13 @@
 // would be invisible on the top plane, so the subprocess is marked too and
 // a hint offers to open it. The bpmn.io watermark is left as bpmn-js draws
 // it (its licence asks for that). A model deployed without diagram
-// interchange (written by hand or generated, not by a modeler) is laid out
-// here with bpmn-auto-layout, so it still has a picture.
+// interchange is laid out first (layout.ts).
 import 'bpmn-js/dist/assets/diagram-js.css';
 import 'bpmn-js/dist/assets/bpmn-js.css';
 import NavigatedViewerModule from 'bpmn-js/lib/NavigatedViewer.js';
 import { html } from 'htm/preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
+import { drawable } from './layout.ts';
 
 export interface ElementCounts {
   elementId: string;
@@ -115,10 +115,7 @@ export function Diagram(props: { xml: string | undefined; marks: DiagramMarks | 
     if (!props.xml || !viewer.current) return;
     let stale = false;
     const xml = props.xml;
-    const source = /<([a-zA-Z0-9]+:)?BPMNDiagram[\s>]/.test(xml)
-      ? Promise.resolve(xml)
-      : import('bpmn-auto-layout').then(({ layoutProcess }) => layoutProcess(xml));
-    source
+    drawable(xml)
       .then((drawn) => (stale ? undefined : viewer.current!.importXML(drawn)))
       .then(() => {
         if (stale) return;

@@ -52,6 +52,8 @@ export interface DefinitionStatistics {
   bpmnProcessId: string;
   version: number;
   elements: ElementCounts[];
+  /** The version's instances by state (ACTIVE, INCIDENT, COMPLETED, TERMINATED). */
+  instances: { active: number; incidents: number; completed: number; canceled: number };
 }
 
 export interface InstanceStatistics {
