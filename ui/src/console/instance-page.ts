@@ -120,8 +120,8 @@ export function InstancePage(props: { instanceKey: string }) {
     <dl class="facts">
       <dt>Process</dt>
       <dd>
-        <${Link} to=${href(`definitions/${encodeURIComponent(detail.bpmnProcessId)}`, { version: detail.version })}>${detail.bpmnProcessId}<//> version
-        ${detail.version}
+        <${Link} to=${href(`definitions/${encodeURIComponent(detail.bpmnProcessId)}`, { version: detail.version })}>${detail.bpmnProcessId}<//>
+        ${` version ${detail.version}`}
       </dd>
       <dt>State</dt>
       <dd data-testid="instance-state">${detail.state}</dd>

@@ -144,7 +144,7 @@ export function Diagram(props: { xml: string | undefined; marks: DiagramMarks | 
       if (!shape || !marker) continue;
       canvas.addMarker(shape, marker);
       const box = badge(counts);
-      if (box) overlays.add(shape.id, 'orca-counts', { position: { bottom: 8, right: 8 }, html: box });
+      if (box) overlays.add(shape.id, 'orca-counts', { position: { bottom: -2, left: 0 }, html: box });
       // An incident on another plane (inside a collapsed subprocess): mark the subprocess where it shows.
       if (counts.incidents > 0 && rootOf(shape) !== visibleRoot) {
         let parent = shape.businessObject?.$parent;
