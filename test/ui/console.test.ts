@@ -26,6 +26,36 @@ import {
 
 if (browserMissing) console.warn(browserMissing);
 
+/** start → collapsed subprocess "Inner work" (start → service task `deep` → end) → end. */
+const NESTED = `<?xml version="1.0" encoding="UTF-8"?>
+<bpmn:definitions xmlns:bpmn="http://www.omg.org/spec/BPMN/20100524/MODEL" xmlns:zeebe="http://camunda.org/schema/zeebe/1.0" id="nested-defs" targetNamespace="http://orca.test">
+  <bpmn:process id="nested" isExecutable="true">
+    <bpmn:startEvent id="start"/>
+    <bpmn:subProcess id="inner" name="Inner work">
+      <bpmn:startEvent id="inner-start"/>
+      <bpmn:serviceTask id="deep"><bpmn:extensionElements><zeebe:taskDefinition type="deep-work" retries="1"/></bpmn:extensionElements></bpmn:serviceTask>
+      <bpmn:endEvent id="inner-end"/>
+      <bpmn:sequenceFlow id="g1" sourceRef="inner-start" targetRef="deep"/>
+      <bpmn:sequenceFlow id="g2" sourceRef="deep" targetRef="inner-end"/>
+    </bpmn:subProcess>
+    <bpmn:endEvent id="end"/>
+    <bpmn:sequenceFlow id="f1" sourceRef="start" targetRef="inner"/>
+    <bpmn:sequenceFlow id="f2" sourceRef="inner" targetRef="end"/>
+  </bpmn:process>
+</bpmn:definitions>`;
+
+/** start → call activity of process `child` → end. */
+const PARENT = `<?xml version="1.0" encoding="UTF-8"?>
+<bpmn:definitions xmlns:bpmn="http://www.omg.org/spec/BPMN/20100524/MODEL" xmlns:zeebe="http://camunda.org/schema/zeebe/1.0" id="parent-defs" targetNamespace="http://orca.test">
+  <bpmn:process id="parent" isExecutable="true">
+    <bpmn:startEvent id="start"/>
+    <bpmn:callActivity id="call"><bpmn:extensionElements><zeebe:calledElement processId="child"/></bpmn:extensionElements></bpmn:callActivity>
+    <bpmn:endEvent id="end"/>
+    <bpmn:sequenceFlow id="f1" sourceRef="start" targetRef="call"/>
+    <bpmn:sequenceFlow id="f2" sourceRef="call" targetRef="end"/>
+  </bpmn:process>
+</bpmn:definitions>`;
+
 describe.skipIf(browserMissing !== null)('the console', () => {
   let api: ApiFixture;
   let browser: Browser;
@@ -180,6 +210,37 @@ describe.skipIf(browserMissing !== null)('the console', () => {
     // What only the server can refuse is shown with the field it names.
     await page.goto('/console/instances?state=SLEEPING');
     await page.getByRole('alert').filter({ hasText: 'filter.state' }).waitFor();
+    expectNoProblems(watched, [400, 401]);
+  });
+
+  it('points at an incident inside a collapsed subprocess and in a called child instance', async () => {
+    await mustDeploy(api, apiKey, NESTED);
+    await mustDeploy(api, apiKey, serviceProcess('child', 'child-work', 1));
+    await mustDeploy(api, apiKey, PARENT);
+    const nested = await startInstance(api, apiKey, 'nested');
+    const deep = await activateOne(api, apiKey, 'deep-work');
+    expect((await api.call('POST', `/api/v1/jobs/${deep.key}/fail`, { apiKey, json: { retries: 0, errorMessage: 'deep trouble' } })).status).toBe(204);
+    await instanceInState(api, apiKey, nested, 'INCIDENT');
+
+    await openSignedIn(page, `/console/instances/${nested}`, apiKey);
+    const hint = page.getByRole('note').filter({ hasText: 'inside the collapsed subprocess “Inner work”' });
+    await hint.waitFor();
+    expect(await hint.textContent()).toContain('deep');
+    await diagramElement(page, 'inner', 'orca-incident').waitFor();
+    await expectAccessible(page, 'console-incident-in-subprocess');
+    await hint.getByRole('button', { name: 'Open subprocess Inner work' }).click();
+    await page.locator('.diagram-canvas g.djs-element[data-element-id="deep"].orca-incident').waitFor({ state: 'visible' });
+
+    const parent = await startInstance(api, apiKey, 'parent');
+    const childJob = await activateOne(api, apiKey, 'child-work');
+    expect((await api.call('POST', `/api/v1/jobs/${childJob.key}/fail`, { apiKey, json: { retries: 0, errorMessage: 'child trouble' } })).status).toBe(204);
+    await page.goto(`/console/instances/${parent}`);
+    const childHint = page.getByRole('note').filter({ hasText: 'A called child instance is in incident' });
+    await childHint.waitFor();
+    await childHint.getByRole('link').click();
+    await page.getByRole('heading', { level: 1, name: /Incident/ }).waitFor();
+    await page.getByRole('link', { name: `Instance ${parent}` }).waitFor();
+    await diagramElement(page, 'task', 'orca-incident').waitFor();
     expectNoProblems(watched, [400, 401]);
   });
 

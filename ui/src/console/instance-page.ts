@@ -144,15 +144,15 @@ export function InstancePage(props: { instanceKey: string }) {
     <${ErrorNote} message=${actionError} />
     ${
       loaded.children.length > 0
-        ? html`<ul class="hints">
+        ? html`<div class="hints">
             ${loaded.children.map(
               (child) =>
-                html`<li class="hint" role="note">
+                html`<p class="hint" role="note">
                   A called child instance is in incident:
                   <${Link} to=${href(`instances/${child.processInstanceKey}`)}>instance ${child.processInstanceKey} (${child.bpmnProcessId})<//>.
-                </li>`,
+                </p>`,
             )}
-          </ul>`
+          </div>`
         : null
     }
     <section aria-labelledby="diagram-heading">

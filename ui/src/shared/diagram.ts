@@ -176,15 +176,15 @@ export function Diagram(props: { xml: string | undefined; marks: DiagramMarks | 
     ${error ? html`<p class="error" role="alert">${error}</p>` : null}
     ${
       hints.length > 0
-        ? html`<ul class="hints">
+        ? html`<div class="hints">
             ${hints.map(
               (hint) =>
-                html`<li class="hint" role="note">
+                html`<p class="hint" role="note">
                   An incident sits at <code>${hint.elementId}</code> inside the collapsed subprocess “${hint.subprocessName}”.
                   <button type="button" onClick=${() => open(hint)}>Open subprocess ${hint.subprocessName}</button>
-                </li>`,
+                </p>`,
             )}
-          </ul>`
+          </div>`
         : null
     }
   </figure>`;
