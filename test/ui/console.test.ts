@@ -140,6 +140,17 @@ describe.skipIf(browserMissing !== null)('the console', () => {
     expect(await incidents.getByRole('button', { name: 'Close incident record' }).count()).toBe(0);
     expect((await api.call('GET', `/api/v1/process-instances/${key}`, { apiKey })).json.state).toBe('INCIDENT');
 
+    // The incidents page: closed records on request, by process, each linked to its instance.
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Incidents' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Incidents' }).waitFor();
+    await page.getByLabel('Record').selectOption('RESOLVED');
+    await page.getByLabel('Process id').fill('charge');
+    await page.getByRole('button', { name: 'Apply filters' }).click();
+    await page.getByRole('row').filter({ hasText: 'card declined' }).getByRole('link', { name: key }).waitFor();
+    await expectAccessible(page, 'console-incidents');
+    await page.getByRole('link', { name: key }).click();
+    await page.getByRole('heading', { level: 1, name: `Instance ${key}` }).waitFor();
+
     await page.getByRole('button', { name: 'Start a new instance from these variables' }).click();
     await page.waitForURL((url) => url.pathname.startsWith('/console/instances/') && !url.pathname.endsWith(key));
     const fresh = new URL(page.url()).pathname.split('/').pop()!;
