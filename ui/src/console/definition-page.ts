@@ -39,8 +39,7 @@ export function DefinitionPage(props: { id: string; version: string | null }) {
             <p>
               ${
                 counts
-                  ? html`Instances of this version: ${counts.active} active, ${counts.incidents} in incident, ${counts.completed} completed, ${counts.canceled}
-                    canceled. `
+                  ? `Instances of this version: ${counts.active} active, ${counts.incidents} in incident, ${counts.completed} completed, ${counts.canceled} canceled. `
                   : null
               }
               <${Link} to=${href('instances', { process: props.id, version })}>List the instances of version ${version}<//>
