@@ -34,20 +34,20 @@ export function statsDeltas(batch: Batch): StatsDelta[] {
   if (history === undefined || history.length === 0) return [];
   const documents = new Map<string, ProcessInstance>();
   for (const w of batch.instances ?? []) documents.set(w.document.key, w.document);
-  const rows = new Map<string, StatsDelta>();
+  // Per (account, process, version): its elements' rows. Looked up once per run of one instance's records.
+  const byDefinition = new Map<string, Map<string, StatsDelta>>();
   // First incident per element instance, built only for instances that have incidents.
   const firstIncidents = new Map<string, Map<string, string>>();
   const p = batch.partition;
   let cachedKey = '';
-  let cachedPrefix = '';
+  let cachedRows: Map<string, StatsDelta> | undefined;
   let cachedDoc: ProcessInstance | undefined;
 
-  const row = (account: string, doc: ProcessInstance, prefix: string, elementId: string): StatsDelta => {
-    const id = prefix + elementId;
-    let r = rows.get(id);
+  const row = (account: string, doc: ProcessInstance, elementId: string): StatsDelta => {
+    let r = cachedRows!.get(elementId);
     if (r === undefined) {
       r = { p, a: account, b: doc.bpmnProcessId, v: doc.version, el: elementId, da: 0, di: 0, dc: 0, dx: 0 };
-      rows.set(id, r);
+      cachedRows!.set(elementId, r);
     }
     return r;
   };
@@ -69,22 +69,26 @@ export function statsDeltas(batch: Batch): StatsDelta[] {
     if (w.instanceKey !== cachedKey) {
       cachedKey = w.instanceKey;
       cachedDoc = documents.get(w.instanceKey);
-      // NUL cannot occur in an account, a process id or an element id (engine/limits.ts and the model's id rules).
-      if (cachedDoc !== undefined) cachedPrefix = `${w.account}\u0000${cachedDoc.bpmnProcessId}\u0000${cachedDoc.version}\u0000`;
+      if (cachedDoc !== undefined) {
+        // NUL cannot occur in an account, a process id or an element id (engine/limits.ts and the model's id rules).
+        const definition = `${w.account}\u0000${cachedDoc.bpmnProcessId}\u0000${cachedDoc.version}`;
+        cachedRows = byDefinition.get(definition);
+        if (cachedRows === undefined) byDefinition.set(definition, (cachedRows = new Map()));
+      }
     }
     const doc = cachedDoc;
     if (doc === undefined) continue;
-    applyRecord(w.record, w.account, doc, cachedPrefix);
+    applyRecord(w.record, w.account, doc);
   }
 
-  function applyRecord(record: HistoryRecord, account: string, doc: ProcessInstance, prefix: string): void {
+  function applyRecord(record: HistoryRecord, account: string, doc: ProcessInstance): void {
     switch (record.type) {
       case 'ELEMENT_ACTIVATED':
-        row(account, doc, prefix, record.elementId!).da++;
+        row(account, doc, record.elementId!).da++;
         return;
       case 'ELEMENT_COMPLETED':
       case 'ELEMENT_TERMINATED': {
-        const r = row(account, doc, prefix, record.elementId!);
+        const r = row(account, doc, record.elementId!);
         if (record.type === 'ELEMENT_COMPLETED') r.dc++;
         else r.dx++;
         if (hasIncidents(doc) && incidentsOf(doc).has(record.elementInstanceKey!)) r.di--;
@@ -96,30 +100,30 @@ export function statsDeltas(batch: Batch): StatsDelta[] {
         const eik = record.elementInstanceKey!;
         // A second incident on an element instance already stuck changes nothing.
         if (byElement.get(eik) === record.incidentKey) {
-          const r = row(account, doc, prefix, record.elementId!);
+          const r = row(account, doc, record.elementId!);
           r.di++;
           // An element instance moves from active to stuck; a process-level one was never active.
           if (eik !== doc.key) r.da--;
         }
         if (firstIncidentOf(byElement) === record.incidentKey) {
-          const r = row(account, doc, prefix, INSTANCE_ROW);
+          const r = row(account, doc, INSTANCE_ROW);
           r.da--;
           r.di++;
         }
         return;
       }
       case 'PROCESS_INSTANCE_STARTED':
-        row(account, doc, prefix, INSTANCE_ROW).da++;
+        row(account, doc, INSTANCE_ROW).da++;
         return;
       case 'PROCESS_INSTANCE_COMPLETED':
       case 'PROCESS_INSTANCE_TERMINATED': {
-        const r = row(account, doc, prefix, INSTANCE_ROW);
+        const r = row(account, doc, INSTANCE_ROW);
         if (record.type === 'PROCESS_INSTANCE_COMPLETED') r.dc++;
         else r.dx++;
         if (hasIncidents(doc)) {
           r.di--;
           // A process-level incident (set aside with no element) ends with its instance.
-          if (incidentsOf(doc).has(doc.key)) row(account, doc, prefix, doc.bpmnProcessId).di--;
+          if (incidentsOf(doc).has(doc.key)) row(account, doc, doc.bpmnProcessId).di--;
         } else r.da--;
         return;
       }
@@ -127,7 +131,7 @@ export function statsDeltas(batch: Batch): StatsDelta[] {
   }
 
   const out: StatsDelta[] = [];
-  for (const r of rows.values()) if (r.da !== 0 || r.di !== 0 || r.dc !== 0 || r.dx !== 0) out.push(r);
+  for (const rows of byDefinition.values()) for (const r of rows.values()) if (r.da !== 0 || r.di !== 0 || r.dc !== 0 || r.dx !== 0) out.push(r);
   return out;
 }
 

@@ -125,7 +125,11 @@ export function instancesRepository(db: Db) {
     if (filter.startedAfter !== undefined) conditions.push(gte(instances.createdAt, filter.startedAfter));
     if (filter.startedBefore !== undefined) conditions.push(lt(instances.createdAt, filter.startedBefore));
     if (filter.endedAfter !== undefined) conditions.push(gte(instances.endedAt, filter.endedAfter));
-    if (filter.endedBefore !== undefined) conditions.push(lt(instances.endedAt, filter.endedBefore));
+    if (filter.endedBefore !== undefined) {
+      // Implied (nothing ends before it starts), and it lets the newest-first
+      // scan begin at that instant instead of filtering everything after it.
+      conditions.push(lt(instances.endedAt, filter.endedBefore), lt(instances.createdAt, filter.endedBefore));
+    }
     if (filter.parentKey !== undefined) {
       if (!isKey(filter.parentKey)) return { items: [], nextCursor: null };
       conditions.push(eq(instances.parentKey, filter.parentKey));
