@@ -193,8 +193,8 @@ describe.skipIf(browserMissing !== null)('the console', () => {
     const rows = page.getByRole('table').getByRole('row');
     await expect.poll(() => rows.count()).toBe(26);
     const firstPage = await page.getByRole('table').getByRole('rowheader').allTextContents();
-    // Newest first: the first row is of the last batch started.
-    expect(keys.slice(-20)).toContain(firstPage[0]);
+    // Newest first: the first row is of the last batches started (starts within one millisecond may tie).
+    expect(keys.slice(-40)).toContain(firstPage[0]);
     await expectAccessible(page, 'console-instances');
     const seen = new Set(firstPage);
     for (let p = 2; p <= 11; p += 1) {
