@@ -1,5 +1,5 @@
 // `orca incidents [--state OPEN|RESOLVED] [--instance KEY]`: the account's
-// incidents, oldest first, one page at a time.
+// incidents in key order, one page at a time.
 import type { IncidentQuery } from '../../client/index.ts';
 import { printPage } from '../output.ts';
 import { connectionOptions, integer, parse, positionals } from './args.ts';

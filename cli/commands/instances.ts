@@ -1,4 +1,4 @@
-// `orca instances` lists process instances, oldest first, one page at a
+// `orca instances` lists process instances, newest first, one page at a
 // time (the next page's cursor is noted on stderr); `orca instance KEY`
 // shows one with its variables, waiting elements, jobs and incidents. The
 // filters are the server's own (filter.state, filter.variable,
