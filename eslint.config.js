@@ -56,15 +56,29 @@ const outOfClient = {
   message: 'client/ is published on its own: it speaks to the server over HTTP only and imports nothing from the rest of the repository.',
 };
 
+const outOfUi = {
+  regex: '^(\\.\\./)+(engine|api|cli|client|operator|test|loadtest|scripts|examples)/',
+  message: 'ui/ runs in the browser: it speaks to the server over HTTP only and imports nothing from the rest of the repository.',
+};
+
 const intoServer = {
   regex: '^(\\.\\./)+(engine|api)/',
   message: 'The commands that talk to a server do so through client/ only; loading the engine or the API would also slow every one of them down.',
 };
 
+const outOfOperator = {
+  regex: '^(\\.\\./)+(engine|api|cli|test|loadtest)/',
+  message: 'operator/ is a client of Orca (client/) and of Kubernetes (@kubernetes/client-node): it imports nothing from engine, api, cli, test or loadtest.',
+};
+const intoOperatorTesting = {
+  regex: '(^|/)testing/',
+  message: 'operator/testing/ (the fake Kubernetes API server) is test support: only tests and benchmarks use it.',
+};
+
 const PURE = ['engine/runtime', 'engine/model', 'engine/feel', 'engine/dmn', 'engine/timer'];
 
 export default tseslint.config(
-  { ignores: ['node_modules/**', '.orca-data/**', 'coverage/**', 'dist/**'] },
+  { ignores: ['node_modules/**', '.orca-data/**', 'coverage/**', 'dist/**', 'ui/dist/**', 'test-output/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
@@ -111,6 +125,21 @@ export default tseslint.config(
   {
     files: ['client/**/*.ts'],
     rules: { 'no-restricted-imports': ['error', { patterns: [outOfClient] }] },
+  },
+  {
+    files: ['operator/**/*.ts'],
+    ignores: ['**/*.test.ts'],
+    rules: { 'no-restricted-imports': ['error', { patterns: [outOfOperator] }] },
+  },
+  {
+    files: ['operator/**/*.ts'],
+    ignores: ['**/*.test.ts', 'operator/testing/**'],
+    rules: { 'no-restricted-imports': ['error', { patterns: [outOfOperator, intoOperatorTesting] }] },
+  },
+  {
+    files: ['ui/**/*.ts'],
+    ignores: ['ui/vite.config.ts'],
+    rules: { 'no-restricted-imports': ['error', { patterns: [outOfUi, ioPackages], paths: IO_MODULES }] },
   },
   {
     files: ['cli/commands/**/*.ts'],

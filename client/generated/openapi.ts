@@ -9,7 +9,7 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Redirects (302) to /api/v1/openapi.json, this API's description. */
+    /** Redirects (302) to /console/, the monitoring console. */
     get: operations['get'];
     put?: never;
     post?: never;
@@ -652,7 +652,7 @@ export interface operations {
     };
     requestBody?: never;
     responses: {
-      /** @description Found: the Location header names /api/v1/openapi.json. */
+      /** @description Found: the Location header names /console/. */
       302: {
         headers: {
           [name: string]: unknown;
