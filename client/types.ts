@@ -21,6 +21,8 @@ export type InstanceSummary = InstancePage['items'][number];
 export type InstanceState = InstanceSummary['state'];
 export type InstanceDetail = Ok<'getProcessInstancesByKey', 200>;
 export type ProcessDefinitionPage = Ok<'getProcessDefinitions', 200>;
+export type ProcessDefinition = Ok<'getProcessDefinitionsByBpmnProcessId', 200>;
+export type Decision = Ok<'getDecisionsByDecisionId', 200>;
 
 export type IncidentPage = Ok<'getIncidents', 200>;
 export type Incident = IncidentPage['items'][number];
