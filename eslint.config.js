@@ -61,6 +61,11 @@ const intoServer = {
   message: 'The commands that talk to a server do so through client/ only; loading the engine or the API would also slow every one of them down.',
 };
 
+const outOfOperator = {
+  regex: '^(\\.\\./)+(engine|api|cli|test|loadtest)/',
+  message: 'operator/ is a client of Orca (DESIGN: not a back door): it reaches Orca through client/ only.',
+};
+
 const PURE = ['engine/runtime', 'engine/model', 'engine/feel', 'engine/dmn', 'engine/timer'];
 
 export default tseslint.config(
@@ -116,5 +121,10 @@ export default tseslint.config(
     files: ['cli/commands/**/*.ts'],
     ignores: ['**/*.test.ts'],
     rules: { 'no-restricted-imports': ['error', { patterns: [intoServer] }] },
+  },
+  {
+    files: ['operator/**/*.ts'],
+    ignores: ['**/*.test.ts', 'operator/testing/**'],
+    rules: { 'no-restricted-imports': ['error', { patterns: [outOfOperator] }] },
   },
 );
