@@ -63,7 +63,11 @@ const intoServer = {
 
 const outOfOperator = {
   regex: '^(\\.\\./)+(engine|api|cli|test|loadtest)/',
-  message: 'operator/ is a client of Orca (DESIGN: not a back door): it reaches Orca through client/ only.',
+  message: 'operator/ is a client of Orca (client/) and of Kubernetes (@kubernetes/client-node): it imports nothing from engine, api, cli, test or loadtest.',
+};
+const intoOperatorTesting = {
+  regex: '(^|/)testing/',
+  message: 'operator/testing/ (the fake Kubernetes API server) is test support: only tests and benchmarks use it.',
 };
 
 const PURE = ['engine/runtime', 'engine/model', 'engine/feel', 'engine/dmn', 'engine/timer'];
@@ -118,13 +122,18 @@ export default tseslint.config(
     rules: { 'no-restricted-imports': ['error', { patterns: [outOfClient] }] },
   },
   {
-    files: ['cli/commands/**/*.ts'],
+    files: ['operator/**/*.ts'],
     ignores: ['**/*.test.ts'],
-    rules: { 'no-restricted-imports': ['error', { patterns: [intoServer] }] },
+    rules: { 'no-restricted-imports': ['error', { patterns: [outOfOperator] }] },
   },
   {
     files: ['operator/**/*.ts'],
     ignores: ['**/*.test.ts', 'operator/testing/**'],
-    rules: { 'no-restricted-imports': ['error', { patterns: [outOfOperator] }] },
+    rules: { 'no-restricted-imports': ['error', { patterns: [outOfOperator, intoOperatorTesting] }] },
+  },
+  {
+    files: ['cli/commands/**/*.ts'],
+    ignores: ['**/*.test.ts'],
+    rules: { 'no-restricted-imports': ['error', { patterns: [intoServer] }] },
   },
 );

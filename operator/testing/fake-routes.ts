@@ -1,0 +1,173 @@
+// The REST surface of the fake API server: turns a request path into (resource
+// type, namespace, name, subresource) the way the apiserver lays out its URLs,
+// and runs list, get, create, update, patch and delete against the store.
+// Patch bodies are merge patch and JSON patch on every type, server-side apply
+// (simplified to create-or-merge) when a fieldManager is given, strategic merge
+// on built-in types only (415 on custom resources, as the real server answers).
+import { parse } from 'yaml';
+import { jsonPatch, mergePatch, PatchError } from './fake-patch.ts';
+import type { ResourceType } from './fake-resources.ts';
+import { parseFieldSelector, parseLabelSelector, type KubeObject } from './fake-selectors.ts';
+import { ApiError, badRequest, invalid } from './fake-status.ts';
+import type { FakeStore } from './fake-store.ts';
+
+export interface Target {
+  resource: ResourceType;
+  namespace?: string;
+  name?: string;
+  subresource?: string;
+}
+
+export interface Reply {
+  status: number;
+  body: unknown;
+}
+
+export function notFoundPath(): ApiError {
+  return new ApiError(404, 'NotFound', 'the server could not find the requested resource');
+}
+
+/** The resource a path addresses, or undefined when it is a discovery path. */
+export function parseTarget(types: readonly ResourceType[], segments: string[]): Target | undefined {
+  let group: string;
+  let version: string;
+  let rest: string[];
+  if (segments[0] === 'api' && segments.length >= 2) [group, version, rest] = ['', segments[1], segments.slice(2)];
+  else if (segments[0] === 'apis' && segments.length >= 3) [group, version, rest] = [segments[1], segments[2], segments.slice(3)];
+  else return undefined;
+  if (rest.length === 0) return undefined;
+  const find = (plural: string) => types.find((type) => type.group === group && type.version === version && type.plural === plural);
+  let target: Target | undefined;
+  if (rest[0] === 'namespaces' && rest.length >= 3 && find(rest[2])?.namespaced) {
+    if (rest.length > 5) throw notFoundPath();
+    target = { resource: find(rest[2])!, namespace: rest[1], name: rest[3], subresource: rest[4] };
+  } else {
+    const resource = find(rest[0]);
+    if (!resource || rest.length > 3) throw notFoundPath();
+    // A namespaced type without a namespace is only a list or watch across all namespaces.
+    if (resource.namespaced && rest.length > 1) throw notFoundPath();
+    target = { resource, name: rest[1], subresource: rest[2] };
+  }
+  if (target.subresource !== undefined && !(target.subresource === 'status' && target.resource.statusSubresource)) throw notFoundPath();
+  return target;
+}
+
+function listOf(resource: ResourceType, items: KubeObject[], resourceVersion: number): Record<string, unknown> {
+  // The real server leaves kind and apiVersion off built-in list items; clients must not rely on them.
+  const shown = resource.custom ? items : items.map(({ kind: _kind, apiVersion: _apiVersion, ...rest }) => rest);
+  return { apiVersion: resource.apiVersion, kind: `${resource.kind}List`, metadata: { resourceVersion: String(resourceVersion) }, items: shown };
+}
+
+export function list(store: FakeStore, target: Target, query: URLSearchParams): Reply {
+  const labels = parseLabelSelector(query.get('labelSelector'));
+  const fields = parseFieldSelector(query.get('fieldSelector'));
+  const { items, resourceVersion } = store.list(target.resource, target.namespace);
+  return {
+    status: 200,
+    body: listOf(
+      target.resource,
+      items.filter((item) => labels(item) && fields(item)),
+      resourceVersion,
+    ),
+  };
+}
+
+function parseJson(text: string): KubeObject {
+  try {
+    return JSON.parse(text) as KubeObject;
+  } catch (error) {
+    throw badRequest(`the body of the request was in an unknown format - ${(error as Error).message}`);
+  }
+}
+
+const PATCH_TYPES = 'application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml';
+
+function unsupportedPatch(contentType: string, resource: ResourceType): ApiError {
+  const accepted = resource.custom ? PATCH_TYPES : `${PATCH_TYPES}, application/strategic-merge-patch+json`;
+  return new ApiError(415, 'UnsupportedMediaType', `the body of the request was in an unknown format - accepted media types include: ${accepted}`, {
+    kind: contentType,
+  });
+}
+
+function patched(store: FakeStore, target: Target, contentType: string, text: string, query: URLSearchParams): Reply {
+  const { resource, namespace, name } = target;
+  const options = { subresource: target.subresource as 'status' | undefined };
+  if (contentType === 'application/apply-patch+yaml') {
+    if (!query.get('fieldManager'))
+      throw invalid(resource.kind, resource.group, name!, 'metadata.managedFields.fieldManager', 'Required value: is required for apply patch');
+    let applied: KubeObject;
+    try {
+      applied = parse(text) as KubeObject;
+    } catch (error) {
+      throw badRequest(`error decoding YAML: ${(error as Error).message}`);
+    }
+    let current: KubeObject;
+    try {
+      current = store.get(resource, namespace, name!);
+    } catch (error) {
+      if (error instanceof ApiError && error.code === 404 && !target.subresource) return { status: 201, body: store.create(resource, namespace, applied) };
+      throw error;
+    }
+    const next = mergePatch(current, applied) as KubeObject;
+    next.metadata.resourceVersion = applied.metadata?.resourceVersion ?? current.metadata.resourceVersion;
+    return { status: 200, body: store.update(resource, namespace, name!, next, options) };
+  }
+  const current = store.get(resource, namespace, name!);
+  const patch = JSON.parse(text) as unknown;
+  let next: KubeObject;
+  try {
+    if (contentType === 'application/merge-patch+json') next = mergePatch(current, patch) as KubeObject;
+    else if (contentType === 'application/json-patch+json') next = jsonPatch(current, patch) as KubeObject;
+    else if (contentType === 'application/strategic-merge-patch+json' && !resource.custom) next = mergePatch(current, patch) as KubeObject;
+    else throw unsupportedPatch(contentType, resource);
+  } catch (error) {
+    if (error instanceof PatchError && error.malformed) throw badRequest(error.message);
+    if (error instanceof PatchError) throw new ApiError(422, 'Invalid', `the server rejected our request due to an error in our request: ${error.message}`);
+    throw error;
+  }
+  if (!next || typeof next !== 'object' || typeof next.metadata !== 'object' || next.metadata === null)
+    throw badRequest("the patch removed the object's metadata");
+  // A patch is unconditional unless it carries a resourceVersion of its own.
+  if (next.metadata.resourceVersion === undefined) next.metadata.resourceVersion = current.metadata.resourceVersion;
+  return { status: 200, body: store.update(resource, namespace, name!, next, options) };
+}
+
+/** Everything but watch, which streams. */
+export function handle(store: FakeStore, target: Target, method: string, contentType: string, text: string, query: URLSearchParams): Reply {
+  const { resource, namespace, name } = target;
+  if (resource.namespaced && namespace === undefined && method !== 'GET') throw notFoundPath();
+  switch (method) {
+    case 'GET':
+      return name === undefined ? list(store, target, query) : { status: 200, body: store.get(resource, namespace, name) };
+    case 'POST':
+      if (name !== undefined) throw new ApiError(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource');
+      return { status: 201, body: store.create(resource, namespace, parseJson(text)) };
+    case 'PUT':
+      if (name === undefined) throw new ApiError(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource');
+      return { status: 200, body: store.update(resource, namespace, name, parseJson(text), { subresource: target.subresource as 'status' | undefined }) };
+    case 'PATCH':
+      if (name === undefined) throw new ApiError(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource');
+      if (contentType !== 'application/apply-patch+yaml') parseJson(text);
+      return patched(store, target, contentType, text, query);
+    case 'DELETE': {
+      if (name === undefined || target.subresource)
+        throw new ApiError(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource');
+      const options = text.trim() ? (parseJson(text) as { preconditions?: { resourceVersion?: string; uid?: string } }) : {};
+      const { object, deleted } = store.delete(resource, namespace, name, options.preconditions);
+      // Custom resources answer with the object; built-in types with a Success Status once gone.
+      if (resource.custom || !deleted) return { status: deleted ? 200 : 202, body: object };
+      return {
+        status: 200,
+        body: {
+          kind: 'Status',
+          apiVersion: 'v1',
+          metadata: {},
+          status: 'Success',
+          details: { name, group: resource.group || undefined, kind: resource.plural, uid: object.metadata.uid },
+        },
+      };
+    }
+    default:
+      throw new ApiError(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource');
+  }
+}

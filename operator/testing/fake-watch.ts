@@ -1,0 +1,116 @@
+// Watches of the fake API server: an NDJSON stream of {type, object} events
+// for one resource type (one namespace or all, optionally filtered by label and
+// field selectors). From a resourceVersion it replays the stored history after
+// it, or sends one ERROR event with a 410 Expired Status when that history is
+// gone (compacted or past the bound), as the real server does; without one it
+// starts with ADDED for every current object. BOOKMARK events carry the current
+// resourceVersion to watches that asked for them, and the server ends a watch
+// after its timeoutSeconds.
+import type { ServerResponse } from 'node:http';
+import type { OpenWatch } from './fake-faults.ts';
+import type { ResourceType } from './fake-resources.ts';
+import { parseFieldSelector, parseLabelSelector, type KubeObject, type Selector } from './fake-selectors.ts';
+import { ApiError } from './fake-status.ts';
+import type { FakeStore, StoredEvent } from './fake-store.ts';
+
+export interface WatchRequest {
+  path: string;
+  resource: ResourceType;
+  namespace?: string;
+  query: URLSearchParams;
+}
+
+export class ActiveWatch implements OpenWatch {
+  stalled = false;
+  readonly bookmarks: boolean;
+  private closed = false;
+  private timer?: NodeJS.Timeout;
+  private unsubscribe?: () => void;
+
+  constructor(
+    readonly path: string,
+    readonly response: ServerResponse,
+    private readonly resource: ResourceType,
+    private readonly namespace: string | undefined,
+    private readonly selector: Selector,
+    query: URLSearchParams,
+    private readonly onClose: (watch: ActiveWatch) => void,
+  ) {
+    this.bookmarks = query.get('allowWatchBookmarks') === 'true';
+  }
+
+  matches(event: StoredEvent): boolean {
+    if (event.resource.group !== this.resource.group || event.resource.plural !== this.resource.plural) return false;
+    if (this.namespace !== undefined && event.object.metadata.namespace !== this.namespace) return false;
+    return this.selector(event.object);
+  }
+
+  send(type: string, object: unknown): void {
+    if (this.closed || this.stalled) return;
+    this.response.write(`${JSON.stringify({ type, object })}\n`);
+  }
+
+  bookmark(resourceVersion: number): void {
+    if (!this.bookmarks) return;
+    this.send('BOOKMARK', { kind: this.resource.kind, apiVersion: this.resource.apiVersion, metadata: { resourceVersion: String(resourceVersion) } });
+  }
+
+  /** Sends the initial events (already filtered), then follows the store until closed. */
+  start(store: FakeStore, timeoutSeconds: number | undefined, initial: { type: string; object: KubeObject }[]): void {
+    for (const event of initial) this.send(event.type, event.object);
+    this.unsubscribe = store.subscribe((event) => {
+      if (this.matches(event)) this.send(event.type, event.object);
+    });
+    if (timeoutSeconds !== undefined && timeoutSeconds > 0) this.timer = setTimeout(() => this.close(), timeoutSeconds * 1000);
+    this.response.on('close', () => this.close());
+  }
+
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    clearTimeout(this.timer);
+    this.unsubscribe?.();
+    // A stalled watch stays silent to the end: its socket is left for the client to give up on.
+    if (!this.stalled) this.response.end();
+    this.onClose(this);
+  }
+}
+
+/** Opens a watch on `response`; the caller has checked auth and the resource. */
+export function openWatch(store: FakeStore, request: WatchRequest, response: ServerResponse, onClose: (watch: ActiveWatch) => void): ActiveWatch | undefined {
+  const { query, resource, namespace } = request;
+  const labels = parseLabelSelector(query.get('labelSelector'));
+  const fields = parseFieldSelector(query.get('fieldSelector'));
+  const selector: Selector = (object) => labels(object) && fields(object);
+  const since = query.get('resourceVersion');
+  const timeout = query.get('timeoutSeconds');
+  const timeoutSeconds = timeout === null ? undefined : Number(timeout);
+
+  response.writeHead(200, { 'Content-Type': 'application/json', 'Cache-Control': 'no-cache, private' });
+  response.flushHeaders();
+  const watch = new ActiveWatch(request.path, response, resource, namespace, selector, query, onClose);
+  if (since === null || since === '' || since === '0') {
+    const items = store.list(resource, namespace).items.filter(selector);
+    watch.start(
+      store,
+      timeoutSeconds,
+      items.map((object) => ({ type: 'ADDED', object })),
+    );
+    return watch;
+  }
+  const from = Number(since);
+  try {
+    if (!Number.isInteger(from) || from < 0) throw new ApiError(400, 'BadRequest', `invalid resource version "${since}"`);
+    watch.start(
+      store,
+      timeoutSeconds,
+      store.eventsSince(resource, from).filter((event) => watch.matches(event)),
+    );
+    return watch;
+  } catch (error) {
+    if (!(error instanceof ApiError)) throw error;
+    // The real server answers 200 and reports the failure as the stream's only event.
+    response.end(`${JSON.stringify({ type: 'ERROR', object: error.toStatus() })}\n`);
+    return undefined;
+  }
+}
