@@ -45,6 +45,32 @@ export function createReconciler(options: ReconcilerOptions): Reconciler {
   const now = options.now ?? (() => new Date());
   /** The Idempotency-Key of a deploy not yet known to have succeeded, per resource and what it deploys: a repeat reuses it. */
   const pendingKeys = new Map<string, { intent: string; key: string }>();
+  /**
+   * What our own last write answered, per resource, until the informer's
+   * cache has caught up: a reconcile that starts from the version we wrote
+   * over (a resync right after a deploy) must see the status it wrote, or it
+   * would deploy the same model again.
+   */
+  const written = new Map<string, { over: string; object: Definition }>();
+
+  function remember(before: Definition, after: Definition) {
+    const uid = before.metadata.uid;
+    if (uid === undefined || before.metadata.resourceVersion === undefined) return;
+    // A second write in the same reconcile builds on the first: the cache may still show what the first replaced.
+    const previous = written.get(uid);
+    const over = previous?.object.metadata.resourceVersion === before.metadata.resourceVersion ? previous.over : before.metadata.resourceVersion;
+    written.set(uid, { over, object: { ...after, apiVersion: before.apiVersion, kind: before.kind } });
+  }
+
+  /** The freshest copy we know: the cache's, or our own write's while the cache still shows what it replaced. */
+  function freshest(object: Definition): Definition {
+    const uid = object.metadata.uid;
+    const entry = uid === undefined ? undefined : written.get(uid);
+    if (entry === undefined) return object;
+    if (entry.over === object.metadata.resourceVersion) return entry.object;
+    written.delete(uid!);
+    return object;
+  }
 
   const objectPath = (o: KubeObject) => `/apis/${API_VERSION}/namespaces/${o.metadata.namespace}/${kind.plural}/${o.metadata.name}`;
 
@@ -59,12 +85,14 @@ export function createReconciler(options: ReconcilerOptions): Reconciler {
 
   async function setFinalizers(object: Definition, finalizers: string[]): Promise<Definition> {
     // resourceVersion in the patch makes it optimistic: a stale object gets 409 and is read again.
-    return api.request<Definition>({
+    const updated = await api.request<Definition>({
       method: 'PATCH',
       path: objectPath(object),
       contentType: 'application/merge-patch+json',
       body: { metadata: { finalizers, resourceVersion: object.metadata.resourceVersion } },
     });
+    remember(object, updated);
+    return { ...updated, apiVersion: object.apiVersion, kind: object.kind };
   }
 
   async function writeStatus(object: Definition, desired: DefinitionStatus): Promise<void> {
@@ -73,7 +101,13 @@ export function createReconciler(options: ReconcilerOptions): Reconciler {
     const patch: Record<string, unknown> = { ...desired };
     // Merge patch: null removes a field.
     if (desired.error === undefined && current.error !== undefined) patch.error = null;
-    await api.request({ method: 'PATCH', path: `${objectPath(object)}/status`, contentType: 'application/merge-patch+json', body: { status: patch } });
+    const updated = await api.request<Definition>({
+      method: 'PATCH',
+      path: `${objectPath(object)}/status`,
+      contentType: 'application/merge-patch+json',
+      body: { status: patch },
+    });
+    remember(object, updated);
   }
 
   function statusWith(object: Definition, outcome: Outcome, fields: DefinitionStatus = {}): DefinitionStatus {
@@ -129,7 +163,7 @@ export function createReconciler(options: ReconcilerOptions): Reconciler {
   }
 
   async function reconcile(input: Definition): Promise<ReconcileResult> {
-    let object = input;
+    let object = freshest(input);
     if (object.metadata.deletionTimestamp) return cleanUp(object);
     // The finalizer exists only while deletionPolicy is Delete.
     const finalizers = object.metadata.finalizers ?? [];
@@ -251,6 +285,7 @@ export function createReconciler(options: ReconcilerOptions): Reconciler {
     reconcile,
     forget(uid) {
       pendingKeys.delete(uid);
+      written.delete(uid);
       events.forget(uid);
     },
   };
