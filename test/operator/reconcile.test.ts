@@ -14,9 +14,8 @@ function client() {
   return new OrcaClient({ url: world.orca.baseUrl, apiKey: world.apiKey });
 }
 
-function successes(operator: { metrics: { registry: { getSingleMetric(name: string): unknown } } }): Promise<number> {
-  const counter = operator.metrics.registry.getSingleMetric('orca_operator_reconcile_total') as { get(): Promise<{ values: { labels: { result?: string }; value: number }[] }> };
-  return counter.get().then((m) => m.values.find((v) => v.labels.result === 'success')?.value ?? 0);
+async function successes(operator: { metrics: { reconciles: { get(): Promise<{ values: { labels: { result?: string | number }; value: number }[] }> } } }) {
+  return (await operator.metrics.reconciles.get()).values.find((v) => v.labels.result === 'success')?.value ?? 0;
 }
 
 describe('operator: deploys what the resources say, once', () => {
