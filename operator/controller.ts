@@ -9,6 +9,7 @@ import { createHash } from 'node:crypto';
 import { OrcaClient } from '../client/index.ts';
 import { eventRecorder } from './events.ts';
 import type { KubeApi, KubeObject } from './kube/api-client.ts';
+import { backoff } from './kube/backoff.ts';
 import { createInformer, objectKey, type Informer } from './kube/informer.ts';
 import type { OperatorLog } from './log.ts';
 import type { OperatorMetrics } from './metrics.ts';
@@ -28,7 +29,8 @@ export interface ControllerOptions {
   metrics: OperatorMetrics;
   log: OperatorLog;
   rateLimiter?: RateLimiterOptions;
-  watch?: { timeoutSeconds?: [number, number]; inactivityMs?: number };
+  /** Watch tuning (tests shorten it): server-side timeout range, the inactivity watchdog, and the reconnect backoff's base and cap. */
+  watch?: { timeoutSeconds?: [number, number]; inactivityMs?: number; backoffMs?: [number, number] };
   /** Options for each OrcaClient (tests: a fetch through a proxy). */
   orcaClient?: { fetch?: typeof fetch };
 }
@@ -69,6 +71,7 @@ export function createController(options: ControllerOptions): Controller {
   const scope = options.namespace ? `/namespaces/${options.namespace}` : '';
   const informerLog = (level: 'info' | 'warn', fields: Record<string, unknown>, message: string) => log(level, fields, message);
 
+  const watchBackoff = () => backoff(...(options.watch?.backoffMs ?? [500, 30_000]));
   const queueKey = (kind: Kind, object: KubeObject) => `${kind.plural}/${objectKey(object)}`;
 
   for (const kind of KINDS) {
@@ -80,6 +83,7 @@ export function createController(options: ControllerOptions): Controller {
         path: `/apis/${API_VERSION}${scope}/${kind.plural}`,
         watchTimeoutSeconds: options.watch?.timeoutSeconds,
         inactivityMs: options.watch?.inactivityMs,
+        backoff: watchBackoff(),
         log: informerLog,
         handlers: {
           added: (object) => queue.add(queueKey(kind, object)),
@@ -108,6 +112,7 @@ export function createController(options: ControllerOptions): Controller {
     path: `/api/v1${scope}/configmaps`,
     watchTimeoutSeconds: options.watch?.timeoutSeconds,
     inactivityMs: options.watch?.inactivityMs,
+    backoff: watchBackoff(),
     log: informerLog,
     handlers: {
       added: configMapChanged,

@@ -155,8 +155,9 @@ export function kubeApi(kc: KubeConfig): KubeApi {
               try {
                 onEvent(JSON.parse(line) as WatchEvent);
               } catch (error) {
-                response.destroy();
+                // Settle with this error before destroying: destroy() can emit close events synchronously.
                 reject(error);
+                response.destroy();
                 return;
               }
             }

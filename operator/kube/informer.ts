@@ -67,6 +67,9 @@ export function createInformer<T extends KubeObject>(options: InformerOptions<T>
   const stopping = new AbortController();
   let resourceVersion: string | undefined;
   let synced = false;
+  /** Events the current watch has delivered: a watch that worked for a while before failing starts the backoff afresh. */
+  let watchEvents = 0;
+  let lastWasGone = false;
   let loop: Promise<void> | undefined;
   let markSynced: () => void = () => {};
   const syncedPromise = new Promise<void>((resolve) => (markSynced = resolve));
@@ -135,19 +138,19 @@ export function createInformer<T extends KubeObject>(options: InformerOptions<T>
   async function watchOnce(): Promise<boolean> {
     stats.watches++;
     const timeoutSeconds = Math.round(minTimeout + Math.random() * (maxTimeout - minTimeout));
-    let events = 0;
+    watchEvents = 0;
     const started = Date.now();
     await api.watch(
       path,
       { resourceVersion, allowWatchBookmarks: true, timeoutSeconds },
       (event) => {
-        events++;
+        if (event.type !== 'ERROR') watchEvents++;
         apply(event);
       },
       { inactivityMs, signal: stopping.signal },
     );
     // A stream the server ends at once with nothing in it is a failure in disguise: back off rather than spin.
-    return events > 0 || Date.now() - started >= 1_000;
+    return watchEvents > 0 || Date.now() - started >= 1_000;
   }
 
   async function run(): Promise<void> {
@@ -155,17 +158,24 @@ export function createInformer<T extends KubeObject>(options: InformerOptions<T>
       try {
         if (resourceVersion === undefined) await relist();
         const healthy = await watchOnce();
+        lastWasGone = false;
         if (healthy) retry.reset();
         else await sleep(retry.next(), stopping.signal);
       } catch (error) {
         if (stopping.signal.aborted) break;
+        if (watchEvents > 0) {
+          retry.reset();
+          lastWasGone = false;
+        }
+        watchEvents = 0;
         if (isGone(error)) {
           // Our version was compacted away: list again (at once the first time, then backing off).
           stats.relistsOnExpiry++;
           log('info', { path }, 'watch expired (410); listing again');
           resourceVersion = undefined;
-          if (retry.failures > 0) await sleep(retry.next(), stopping.signal);
-          else retry.next();
+          // A list answered with a version that is already gone again would loop: the second 410 in a row waits.
+          if (lastWasGone) await sleep(retry.next(), stopping.signal);
+          lastWasGone = true;
           continue;
         }
         stats.errors++;

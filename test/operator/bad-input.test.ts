@@ -45,7 +45,11 @@ describe('operator: bad input and faults', () => {
     const before = world.deploys();
     world.kube.create(world.processDefinition('both', { bpmnXml: serviceProcess('both', 'x'), configMapRef: { name: 'm', key: 'k' } }));
     world.kube.create(world.processDefinition('neither', {}));
-    world.kube.create(world.processDefinition('huge', { bpmnXml: serviceProcess('huge', 'x').replace('</bpmn:definitions>', `<!-- ${'x'.repeat(210_000)} --></bpmn:definitions>`) }));
+    world.kube.create(
+      world.processDefinition('huge', {
+        bpmnXml: serviceProcess('huge', 'x').replace('</bpmn:definitions>', `<!-- ${'x'.repeat(210_000)} --></bpmn:definitions>`),
+      }),
+    );
     world.kube.create(world.processDefinition('wrong-id', { bpmnXml: serviceProcess('actual', 'x'), processId: 'expected' }));
     expect((await world.condition(PD, 'both', 'Stalled', 'True', 'InvalidSpec')).conditions![0].message).toMatch(/both set/);
     expect((await world.condition(PD, 'neither', 'Stalled', 'True', 'InvalidSpec')).conditions![0].message).toMatch(/Neither/);

@@ -106,7 +106,7 @@ export function operatorWorld(): OperatorWorld {
       log: silentLog,
       processMetrics: false,
       lease: { durationMs: 3_000, renewDeadlineMs: 2_000, retryPeriodMs: 200 },
-      watch: { inactivityMs: 3_000 },
+      watch: { inactivityMs: 3_000, backoffMs: [100, 1_000] },
       rateLimiter: { baseMs: 20, maxMs: 2_000 },
       orcaClient: { fetch: countingFetch },
       ...options,

@@ -89,7 +89,11 @@ describe('operator: deploys what the resources say, once', () => {
 
   it('deploys a DecisionDefinition and lists its decision ids', async () => {
     const operator = await world.operator();
-    world.kube.create({ ...DD, metadata: { name: 'approval', namespace: NS }, spec: { dmnXml: approvalDmn('approval'), apiKeySecretRef: { name: 'orca-key' } } });
+    world.kube.create({
+      ...DD,
+      metadata: { name: 'approval', namespace: NS },
+      spec: { dmnXml: approvalDmn('approval'), apiKeySecretRef: { name: 'orca-key' } },
+    });
     expect(await world.condition(DD, 'approval', 'Ready', 'True')).toMatchObject({ decisionIds: ['approval'], version: 1 });
     expect((await client().evaluateDecision('approval', { amount: 5 })).result).toBe('auto');
     await operator.stop();
@@ -108,7 +112,10 @@ describe('operator: deploys what the resources say, once', () => {
     world.kube.create(world.processDefinition('kept', { bpmnXml: serviceProcess('kept', 'k'), deletionPolicy: 'Delete' }));
     await eventually(async () => ((world.get(PD, 'kept').metadata.finalizers as string[] | undefined)?.length === 1 ? true : undefined), 'finalizer added');
     world.kube.patch(PD.apiVersion, PD.kind, NS, 'kept', { spec: { deletionPolicy: 'Retain' } });
-    await eventually(async () => (((world.get(PD, 'kept').metadata.finalizers as string[] | undefined) ?? []).length === 0 ? true : undefined), 'finalizer removed');
+    await eventually(
+      async () => (((world.get(PD, 'kept').metadata.finalizers as string[] | undefined) ?? []).length === 0 ? true : undefined),
+      'finalizer removed',
+    );
     world.kube.delete(PD.apiVersion, PD.kind, NS, 'kept');
     expect((await client().getProcessDefinition('kept')).latestVersion).toBe(1);
     await operator.stop();
