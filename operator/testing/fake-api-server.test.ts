@@ -119,6 +119,26 @@ describe('discovery and auth', () => {
   });
 });
 
+describe('HTTPS', () => {
+  it('serves TLS with a fresh self-signed certificate that the kubeconfig trusts (no verification skipped)', async () => {
+    const secure = await startFakeApiServer({ tls: true });
+    try {
+      expect(secure.url).toMatch(/^https:\/\/127\.0\.0\.1:\d+$/);
+      expect(secure.kubeconfig()).not.toContain('insecure-skip-tls-verify');
+      const client = new KubeConfig();
+      client.loadFromString(secure.kubeconfig());
+      const api = client.makeApiClient(CustomObjectsApi);
+      await api.createNamespacedCustomObject({ ...PD, body: processDefinition('a') });
+      expect((await api.listNamespacedCustomObject(PD)).items).toHaveLength(1);
+      const stranger = new KubeConfig();
+      stranger.loadFromString(secure.kubeconfig().replace(/certificate-authority-data: .*/, 'certificate-authority-data: ""'));
+      await expect(stranger.makeApiClient(CustomObjectsApi).listNamespacedCustomObject(PD)).rejects.toThrow(/certificate/);
+    } finally {
+      await secure.close();
+    }
+  });
+});
+
 describe('custom resources', () => {
   it('sets uid, creationTimestamp, resourceVersion and generation 1 on create, and drops status', async () => {
     const created = await custom.createNamespacedCustomObject({ ...PD, body: { ...processDefinition('a'), status: { version: 3 } } });
@@ -310,6 +330,75 @@ describe('custom resources', () => {
     expect(byName.items.map((item: { metadata: { namespace: string } }) => item.metadata.namespace)).toEqual(['team-b']);
     const bad = await rejection(custom.listNamespacedCustomObject({ ...PD, fieldSelector: 'spec.bpmnXml=x' }));
     expect(bad.code).toBe(400);
+  });
+
+  it('pages lists from one snapshot with limit and continue; the token expires on compaction', async () => {
+    for (const name of ['a', 'b', 'c', 'd', 'e']) server.create(processDefinition(name));
+    const first = await custom.listNamespacedCustomObject({ ...PD, limit: 2 });
+    expect(first.items.map((item: { metadata: { name: string } }) => item.metadata.name)).toEqual(['a', 'b']);
+    expect(first.metadata).toMatchObject({ resourceVersion: '5', remainingItemCount: 3 });
+
+    server.create(processDefinition('f'));
+    server.patch('orca.dev/v1alpha1', 'ProcessDefinition', 'default', 'c', { spec: { bpmnXml: 'v2' } });
+    server.delete('orca.dev/v1alpha1', 'ProcessDefinition', 'default', 'd');
+    const second = await custom.listNamespacedCustomObject({ ...PD, limit: 2, _continue: first.metadata.continue });
+    expect(
+      second.items.map((item: { metadata: { name: string; resourceVersion: string } }) => `${item.metadata.name}@${item.metadata.resourceVersion}`),
+    ).toEqual(['c@3', 'd@4']);
+    expect(second.metadata.resourceVersion).toBe('5');
+    const last = await custom.listNamespacedCustomObject({ ...PD, limit: 2, _continue: second.metadata.continue });
+    expect(last.items.map((item: { metadata: { name: string } }) => item.metadata.name)).toEqual(['e']);
+    expect(last.metadata.continue).toBeUndefined();
+
+    const again = await custom.listNamespacedCustomObject({ ...PD, limit: 1 });
+    server.compact();
+    const expired = await rejection(custom.listNamespacedCustomObject({ ...PD, limit: 1, _continue: again.metadata.continue }));
+    expect(expired.code).toBe(410);
+    expect(expired.status).toMatchObject({ reason: 'Expired' });
+  });
+
+  it('runs an admission hook on custom resource writes: what it stores, or 422 with its reasons', async () => {
+    const admitted = await startFakeApiServer({
+      admit(object, old) {
+        const spec = object.spec as Record<string, unknown>;
+        if (!spec.apiKeySecretRef) return { ok: false, errors: ['spec.apiKeySecretRef: Required value'] };
+        if (old && (old.spec as Record<string, unknown>).processId !== undefined && spec.processId !== (old.spec as Record<string, unknown>).processId) {
+          return { ok: false, errors: ['spec: Invalid value: "object": spec.processId cannot be changed'] };
+        }
+        // Prunes what a schema with only observedGeneration in status would.
+        const status = object.status as Record<string, unknown> | undefined;
+        return { ok: true, stored: { ...object, ...(status ? { status: { observedGeneration: status.observedGeneration } } : {}) } };
+      },
+    });
+    try {
+      const client = new KubeConfig();
+      client.loadFromString(admitted.kubeconfig());
+      const api = client.makeApiClient(CustomObjectsApi);
+      const refused = await rejection(api.createNamespacedCustomObject({ ...PD, body: { ...processDefinition('a'), spec: { bpmnXml: 'x' } } }));
+      expect(refused.code).toBe(422);
+      expect(refused.status).toMatchObject({
+        reason: 'Invalid',
+        message: 'ProcessDefinition.orca.dev "a" is invalid: spec.apiKeySecretRef: Required value',
+        details: { causes: [{ message: 'spec.apiKeySecretRef: Required value' }] },
+      });
+      expect(admitted.get('orca.dev/v1alpha1', 'ProcessDefinition', 'default', 'a')).toBeUndefined();
+
+      const created = await api.createNamespacedCustomObject({
+        ...PD,
+        body: { ...processDefinition('a'), spec: { ...processDefinition('a').spec, processId: 'order' } },
+      });
+      expect(created.metadata.uid).toBeDefined();
+      const changed = await rejection(api.patchNamespacedCustomObject({ ...PD, name: 'a', body: { spec: { processId: 'other' } } }, mergePatchOptions()));
+      expect(changed.code).toBe(422);
+      const status = await api.patchNamespacedCustomObjectStatus(
+        { ...PD, name: 'a', body: { status: { observedGeneration: 1, typo: true } } },
+        mergePatchOptions(),
+      );
+      expect(status.status).toEqual({ observedGeneration: 1 });
+      expect(status.metadata).toMatchObject({ name: 'a', uid: created.metadata.uid, generation: 1 });
+    } finally {
+      await admitted.close();
+    }
   });
 
   it('reads plural, scope, status subresource and schema defaults from CRD files', async () => {

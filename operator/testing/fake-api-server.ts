@@ -6,21 +6,26 @@
 // controller without going through HTTP.
 import { randomBytes } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type RequestListener, type ServerResponse } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { coreVersions, group, groupList, resourceList, versionInfo } from './fake-discovery.ts';
+import { selfSignedCertificate } from './fake-certificate.ts';
 import { FakeFaults } from './fake-faults.ts';
+import { ListSnapshots } from './fake-pagination.ts';
 import { BUILTIN_TYPES, loadCrdTypes, ORCA_TYPES, repositoryCrdFiles, type ResourceType } from './fake-resources.ts';
 import { handle, notFoundPath, parseTarget } from './fake-routes.ts';
 import type { KubeObject } from './fake-selectors.ts';
 import { mergePatch } from './fake-patch.ts';
 import { ApiError, reasonFor, statusObject } from './fake-status.ts';
-import { FakeStore, type WriteOptions } from './fake-store.ts';
+import { wantsTable } from './fake-table.ts';
+import { FakeStore, type Admit, type WriteOptions } from './fake-store.ts';
 import { openWatch, type ActiveWatch } from './fake-watch.ts';
 
 export type { KubeObject } from './fake-selectors.ts';
 export type { PathPredicate } from './fake-faults.ts';
+export type { Admit } from './fake-store.ts';
 
 export interface FakeApiServerOptions {
   /** CustomResourceDefinition files; default the repository's crds/*.yaml, else a built-in table of Orca's kinds. */
@@ -29,6 +34,16 @@ export interface FakeApiServerOptions {
   historyLimit?: number;
   /** How often open watches that allow them get a BOOKMARK (default 1000 ms; 0 = only on sendBookmarks()). */
   bookmarkIntervalMs?: number;
+  /**
+   * Serve HTTPS with a fresh self-signed certificate (in the kubeconfig as its CA) instead of plain HTTP.
+   * Needed for kubectl, which sends no bearer token over plain HTTP.
+   */
+  tls?: boolean;
+  /**
+   * Admission of custom resources beyond defaulting: pruning, schema and CEL validation, e.g. the CRD tests'
+   * admit() (test/crds/admit.ts). Without it the fake stores any custom resource it can parse.
+   */
+  admit?: Admit;
 }
 
 export interface LoggedRequest {
@@ -42,6 +57,8 @@ export interface LoggedRequest {
 export interface FakeApiServer {
   url: string;
   token: string;
+  /** PEM of the CA to trust, with `tls: true`. */
+  ca?: string;
   /** YAML text of a kubeconfig for this server, token auth, namespace default. */
   kubeconfig(): string;
   /** Writes kubeconfig() to `dir/kubeconfig` and returns the path. */
@@ -89,7 +106,8 @@ export async function startFakeApiServer(options: FakeApiServerOptions = {}): Pr
   const crdFiles = options.crdFiles ?? repositoryCrdFiles();
   const custom = crdFiles.length > 0 ? loadCrdTypes(crdFiles) : ORCA_TYPES;
   const types: readonly ResourceType[] = [...BUILTIN_TYPES, ...custom];
-  const store = new FakeStore(options.historyLimit ?? 10_000);
+  const store = new FakeStore(options.historyLimit ?? 10_000, options.admit);
+  const snapshots = new ListSnapshots();
   const token = randomBytes(24).toString('hex');
   const watches = new Set<ActiveWatch>();
   const waiters: { count: number; pathIncludes?: string; resolve: () => void }[] = [];
@@ -149,7 +167,7 @@ export async function startFakeApiServer(options: FakeApiServerOptions = {}): Pr
         entry.status = 200;
         const watch = openWatch(
           store,
-          { path: url.pathname, resource: target.resource, namespace: target.namespace, query: url.searchParams },
+          { path: url.pathname, resource: target.resource, namespace: target.namespace, query: url.searchParams, asTable: wantsTable(request.headers.accept) },
           response,
           (closed) => watches.delete(closed),
         );
@@ -160,7 +178,7 @@ export async function startFakeApiServer(options: FakeApiServerOptions = {}): Pr
         return;
       }
       const contentType = (request.headers['content-type'] ?? '').split(';')[0].trim();
-      const reply = handle(store, target, method, contentType, text, url.searchParams);
+      const reply = handle(store, snapshots, target, method, { contentType, text, asTable: wantsTable(request.headers.accept) }, url.searchParams);
       entry.status = reply.status;
       sendJson(response, reply.status, reply.body);
     } catch (error) {
@@ -169,7 +187,7 @@ export async function startFakeApiServer(options: FakeApiServerOptions = {}): Pr
     }
   };
 
-  const server = createServer((request, response) => {
+  const listener: RequestListener = (request, response) => {
     const url = new URL(request.url ?? '/', 'http://localhost');
     const entry: LoggedRequest = { method: request.method ?? 'GET', path: url.pathname, query: Object.fromEntries(url.searchParams), status: 0 };
     requests.push(entry);
@@ -178,11 +196,13 @@ export async function startFakeApiServer(options: FakeApiServerOptions = {}): Pr
       if (!response.headersSent) sendJson(response, 500, statusObject(500, 'InternalError', `fake API server: ${(error as Error).message}`));
       else response.destroy();
     });
-  });
+  };
+  const certificate = options.tls ? selfSignedCertificate() : undefined;
+  const server = certificate ? createHttpsServer({ cert: certificate.cert, key: certificate.key }, listener) : createServer(listener);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   serverAddress = `127.0.0.1:${port}`;
-  const url = `http://${serverAddress}`;
+  const url = `${certificate ? 'https' : 'http'}://${serverAddress}`;
 
   const sendBookmarks = () => {
     for (const watch of watches) watch.bookmark(store.currentResourceVersion);
@@ -206,8 +226,10 @@ export async function startFakeApiServer(options: FakeApiServerOptions = {}): Pr
       '  - name: fake',
       '    cluster:',
       `      server: ${url}`,
-      // Plain HTTP on loopback: client-node refuses http:// servers unless TLS verification is off.
-      '      insecure-skip-tls-verify: true',
+      certificate
+        ? `      certificate-authority-data: ${Buffer.from(certificate.cert).toString('base64')}`
+        : // Plain HTTP on loopback: client-node refuses http:// servers unless TLS verification is off.
+          '      insecure-skip-tls-verify: true',
       'contexts:',
       '  - name: fake',
       '    context:',
@@ -225,6 +247,7 @@ export async function startFakeApiServer(options: FakeApiServerOptions = {}): Pr
   return {
     url,
     token,
+    ca: certificate?.cert,
     kubeconfig,
     writeKubeconfig(dir) {
       const path = join(dir, 'kubeconfig');
@@ -240,7 +263,10 @@ export async function startFakeApiServer(options: FakeApiServerOptions = {}): Pr
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
-    compact: () => store.compact(),
+    compact() {
+      store.compact();
+      snapshots.compact();
+    },
     resourceVersion: () => String(store.currentResourceVersion),
     faults,
     sendBookmarks,

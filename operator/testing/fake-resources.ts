@@ -17,6 +17,15 @@ export interface SchemaNode {
   additionalProperties?: SchemaNode | boolean;
 }
 
+/** One of a CRD version's additionalPrinterColumns. */
+export interface PrinterColumn {
+  name: string;
+  type: string;
+  jsonPath: string;
+  description?: string;
+  priority?: number;
+}
+
 export interface ResourceType {
   /** '' for the core group. */
   group: string;
@@ -32,6 +41,8 @@ export interface ResourceType {
   /** True for custom resources: generation, 415 on strategic merge, no unconditional update. */
   custom: boolean;
   statusSubresource: boolean;
+  /** `kubectl get` columns after Name; none means Name and Age. */
+  printerColumns: PrinterColumn[];
   /** The version's openAPIV3Schema, for defaulting; custom resources only. */
   schema?: SchemaNode;
 }
@@ -49,6 +60,7 @@ function builtin(group: string, version: string, kind: string, plural: string, n
     namespaced,
     custom: false,
     statusSubresource: false,
+    printerColumns: [],
   };
 }
 
@@ -61,7 +73,11 @@ export const BUILTIN_TYPES: readonly ResourceType[] = [
   builtin('coordination.k8s.io', 'v1', 'Lease', 'leases', true),
 ];
 
-function orcaType(kind: string, plural: string, shortName: string): ResourceType {
+const READY: PrinterColumn = { name: 'Ready', type: 'string', jsonPath: '.status.conditions[?(@.type=="Ready")].status' };
+const VERSION: PrinterColumn = { name: 'Version', type: 'integer', jsonPath: '.status.version' };
+const AGE: PrinterColumn = { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' };
+
+function orcaType(kind: string, plural: string, shortName: string, ids: PrinterColumn): ResourceType {
   return {
     group: 'orca.dev',
     version: 'v1alpha1',
@@ -74,13 +90,14 @@ function orcaType(kind: string, plural: string, shortName: string): ResourceType
     namespaced: true,
     custom: true,
     statusSubresource: true,
+    printerColumns: [READY, ids, VERSION, AGE],
   };
 }
 
 /** Used when no CRD files exist: the shapes agreed for issue #16. */
 export const ORCA_TYPES: readonly ResourceType[] = [
-  orcaType('ProcessDefinition', 'processdefinitions', 'orcapd'),
-  orcaType('DecisionDefinition', 'decisiondefinitions', 'orcadd'),
+  orcaType('ProcessDefinition', 'processdefinitions', 'orcapd', { name: 'Process ID', type: 'string', jsonPath: '.status.processId' }),
+  orcaType('DecisionDefinition', 'decisiondefinitions', 'orcadd', { name: 'Decision IDs', type: 'string', jsonPath: '.status.decisionIds' }),
 ];
 
 interface CrdDocument {
@@ -89,7 +106,13 @@ interface CrdDocument {
     group: string;
     scope: 'Namespaced' | 'Cluster';
     names: { kind: string; plural: string; singular?: string; shortNames?: string[]; categories?: string[] };
-    versions: { name: string; served?: boolean; subresources?: { status?: object }; schema?: { openAPIV3Schema?: SchemaNode } }[];
+    versions: {
+      name: string;
+      served?: boolean;
+      subresources?: { status?: object };
+      schema?: { openAPIV3Schema?: SchemaNode };
+      additionalPrinterColumns?: PrinterColumn[];
+    }[];
   };
 }
 
@@ -115,6 +138,7 @@ export function loadCrdTypes(files: readonly string[]): ResourceType[] {
           namespaced: scope === 'Namespaced',
           custom: true,
           statusSubresource: version.subresources?.status !== undefined,
+          printerColumns: version.additionalPrinterColumns ?? [],
           schema: version.schema?.openAPIV3Schema,
         });
       }

@@ -10,6 +10,8 @@ import type { ResourceType } from './fake-resources.ts';
 import { parseFieldSelector, parseLabelSelector, type KubeObject } from './fake-selectors.ts';
 import { ApiError, badRequest, invalid } from './fake-status.ts';
 import type { FakeStore } from './fake-store.ts';
+import type { ListSnapshots, Page } from './fake-pagination.ts';
+import { table } from './fake-table.ts';
 
 export interface Target {
   resource: ResourceType;
@@ -52,24 +54,49 @@ export function parseTarget(types: readonly ResourceType[], segments: string[]):
   return target;
 }
 
-function listOf(resource: ResourceType, items: KubeObject[], resourceVersion: number): Record<string, unknown> {
+function listOf(resource: ResourceType, page: Page): Record<string, unknown> {
   // The real server leaves kind and apiVersion off built-in list items; clients must not rely on them.
-  const shown = resource.custom ? items : items.map(({ kind: _kind, apiVersion: _apiVersion, ...rest }) => rest);
-  return { apiVersion: resource.apiVersion, kind: `${resource.kind}List`, metadata: { resourceVersion: String(resourceVersion) }, items: shown };
+  const items = resource.custom ? page.items : page.items.map(({ kind: _kind, apiVersion: _apiVersion, ...rest }) => rest);
+  const metadata: Record<string, unknown> = { resourceVersion: String(page.resourceVersion) };
+  if (page.continue !== undefined) Object.assign(metadata, { continue: page.continue, remainingItemCount: page.remainingItemCount });
+  return { apiVersion: resource.apiVersion, kind: `${resource.kind}List`, metadata, items };
 }
 
-export function list(store: FakeStore, target: Target, query: URLSearchParams): Reply {
+export function list(store: FakeStore, snapshots: ListSnapshots, target: Target, query: URLSearchParams, asTable: boolean): Reply {
   const labels = parseLabelSelector(query.get('labelSelector'));
   const fields = parseFieldSelector(query.get('fieldSelector'));
-  const { items, resourceVersion } = store.list(target.resource, target.namespace);
-  return {
-    status: 200,
-    body: listOf(
-      target.resource,
-      items.filter((item) => labels(item) && fields(item)),
-      resourceVersion,
-    ),
-  };
+  const page = snapshots.page(query.get('limit'), query.get('continue'), () => {
+    const { items, resourceVersion } = store.list(target.resource, target.namespace);
+    return { items: items.filter((item) => labels(item) && fields(item)), resourceVersion };
+  });
+  if (asTable) {
+    const printed = table(target.resource, page.items, String(page.resourceVersion));
+    if (page.continue !== undefined) Object.assign(printed.metadata as object, { continue: page.continue, remainingItemCount: page.remainingItemCount });
+    return { status: 200, body: printed };
+  }
+  return { status: 200, body: listOf(target.resource, page) };
+}
+
+/** A create or update body: JSON or YAML. Protobuf, which kubectl's typed commands send for built-in types, is not spoken here. */
+function parseBody(contentType: string, text: string): KubeObject {
+  if (contentType === 'application/yaml') {
+    try {
+      return parse(text) as KubeObject;
+    } catch (error) {
+      throw badRequest(`error decoding YAML: ${(error as Error).message}`);
+    }
+  }
+  if (contentType !== '' && contentType !== 'application/json') {
+    throw new ApiError(
+      415,
+      'UnsupportedMediaType',
+      `the body of the request was in an unknown format - accepted media types include: application/json, application/yaml`,
+      {
+        kind: contentType,
+      },
+    );
+  }
+  return parseJson(text);
 }
 
 function parseJson(text: string): KubeObject {
@@ -132,19 +159,35 @@ function patched(store: FakeStore, target: Target, contentType: string, text: st
   return { status: 200, body: store.update(resource, namespace, name!, next, options) };
 }
 
+export interface RequestBody {
+  contentType: string;
+  text: string;
+  /** The client asked for a meta.k8s.io Table (kubectl get). */
+  asTable: boolean;
+}
+
 /** Everything but watch, which streams. */
-export function handle(store: FakeStore, target: Target, method: string, contentType: string, text: string, query: URLSearchParams): Reply {
+export function handle(store: FakeStore, snapshots: ListSnapshots, target: Target, method: string, request: RequestBody, query: URLSearchParams): Reply {
+  const { contentType, text, asTable } = request;
   const { resource, namespace, name } = target;
   if (resource.namespaced && namespace === undefined && method !== 'GET') throw notFoundPath();
   switch (method) {
     case 'GET':
-      return name === undefined ? list(store, target, query) : { status: 200, body: store.get(resource, namespace, name) };
+      if (name === undefined) return list(store, snapshots, target, query, asTable);
+      if (asTable) {
+        const object = store.get(resource, namespace, name);
+        return { status: 200, body: table(resource, [object], String(object.metadata.resourceVersion)) };
+      }
+      return { status: 200, body: store.get(resource, namespace, name) };
     case 'POST':
       if (name !== undefined) throw new ApiError(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource');
-      return { status: 201, body: store.create(resource, namespace, parseJson(text)) };
+      return { status: 201, body: store.create(resource, namespace, parseBody(contentType, text)) };
     case 'PUT':
       if (name === undefined) throw new ApiError(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource');
-      return { status: 200, body: store.update(resource, namespace, name, parseJson(text), { subresource: target.subresource as 'status' | undefined }) };
+      return {
+        status: 200,
+        body: store.update(resource, namespace, name, parseBody(contentType, text), { subresource: target.subresource as 'status' | undefined }),
+      };
     case 'PATCH':
       if (name === undefined) throw new ApiError(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource');
       if (contentType !== 'application/apply-patch+yaml') parseJson(text);

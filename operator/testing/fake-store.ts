@@ -19,6 +19,8 @@ export interface StoredEvent {
   type: EventType;
   resource: ResourceType;
   object: KubeObject;
+  /** The object before a MODIFIED, so a selector watch can tell it entered or left the selection. */
+  previous?: KubeObject;
 }
 
 export type StoreListener = (event: StoredEvent) => void;
@@ -54,6 +56,13 @@ export interface WriteOptions {
   subresource?: 'status';
 }
 
+/**
+ * Admission of custom resources beyond what the store does itself (e.g. the
+ * chart's test/crds/admit.ts: pruning, defaults, schema and CEL rules): what
+ * to store, or why not. `old` is the stored object on updates.
+ */
+export type Admit = (object: KubeObject, old?: KubeObject) => { ok: true; stored: KubeObject } | { ok: false; errors: string[] };
+
 export class FakeStore {
   private resourceVersion = 0;
   private readonly objects = new Map<string, KubeObject>();
@@ -62,7 +71,10 @@ export class FakeStore {
   private historyStart = 0;
   private readonly listeners = new Set<StoreListener>();
 
-  constructor(private readonly historyLimit: number) {}
+  constructor(
+    private readonly historyLimit: number,
+    private readonly admission?: Admit,
+  ) {}
 
   get currentResourceVersion(): number {
     return this.resourceVersion;
@@ -138,7 +150,7 @@ export class FakeStore {
     else delete metadata.generation;
     if (resource.statusSubresource) delete object.status;
     this.normalize(resource, object);
-    return this.commit(resource, key, 'ADDED', object);
+    return this.commit(resource, key, 'ADDED', this.admit(resource, object));
   }
 
   update(resource: ResourceType, namespace: string | undefined, name: string, body: KubeObject, options: WriteOptions = {}): KubeObject {
@@ -187,13 +199,14 @@ export class FakeStore {
     next.apiVersion = current.apiVersion;
     next.kind = current.kind;
     this.normalize(resource, next);
+    next = this.admit(resource, next, current);
     if (resource.custom && !isDeepStrictEqual(content(current), content(next))) next.metadata.generation = (current.metadata.generation as number) + 1;
     if (isDeepStrictEqual(comparable(current), comparable(next))) return structuredClone(current);
     if (next.metadata.deletionTimestamp && ((next.metadata.finalizers as string[] | undefined) ?? []).length === 0) {
       this.objects.delete(key);
       return this.commit(resource, key, 'DELETED', next);
     }
-    return this.commit(resource, key, 'MODIFIED', next);
+    return this.commit(resource, key, 'MODIFIED', next, current);
   }
 
   /** Deletes at once without finalizers; with them, marks the object for deletion and keeps it. */
@@ -226,10 +239,26 @@ export class FakeStore {
       next.metadata.deletionTimestamp = now();
       next.metadata.deletionGracePeriodSeconds = 0;
       if (resource.custom) next.metadata.generation = (current.metadata.generation as number) + 1;
-      return { object: this.commit(resource, key, 'MODIFIED', next), deleted: false };
+      return { object: this.commit(resource, key, 'MODIFIED', next, current), deleted: false };
     }
     this.objects.delete(key);
     return { object: this.commit(resource, key, 'DELETED', structuredClone(current)), deleted: true };
+  }
+
+  /** The admission hook's verdict on a custom resource; metadata stays the server's own. */
+  private admit(resource: ResourceType, object: KubeObject, old?: KubeObject): KubeObject {
+    if (!resource.custom || !this.admission) return object;
+    const verdict = this.admission(structuredClone(object), old && structuredClone(old));
+    if (!verdict.ok) {
+      const name = object.metadata.name;
+      throw new ApiError(422, 'Invalid', `${resource.kind}.${resource.group} "${name}" is invalid: ${verdict.errors.join(', ')}`, {
+        name,
+        group: resource.group,
+        kind: resource.kind,
+        causes: verdict.errors.map((message) => ({ reason: 'FieldValueInvalid', message })),
+      });
+    }
+    return { ...verdict.stored, apiVersion: object.apiVersion, kind: object.kind, metadata: object.metadata };
   }
 
   private checkIdentity(resource: ResourceType, object: KubeObject): void {
@@ -254,11 +283,11 @@ export class FakeStore {
     }
   }
 
-  private commit(resource: ResourceType, key: string, type: EventType, object: KubeObject): KubeObject {
+  private commit(resource: ResourceType, key: string, type: EventType, object: KubeObject, previous?: KubeObject): KubeObject {
     this.resourceVersion++;
     object.metadata.resourceVersion = String(this.resourceVersion);
     if (type !== 'DELETED') this.objects.set(key, object);
-    const event: StoredEvent = { resourceVersion: this.resourceVersion, type, resource, object: structuredClone(object) };
+    const event: StoredEvent = { resourceVersion: this.resourceVersion, type, resource, object: structuredClone(object), previous };
     this.history.push(event);
     if (this.history.length > this.historyLimit) this.historyStart = this.history.shift()!.resourceVersion;
     for (const listener of this.listeners) listener(event);

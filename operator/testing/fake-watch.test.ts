@@ -131,6 +131,24 @@ describe('watch', () => {
     expect(everywhere.summary()).toEqual(['ADDED a@1', 'ADDED c@3']);
   });
 
+  it('reports an object entering a label selection as ADDED and leaving it as DELETED, live and replayed', async () => {
+    const live = await watch({ labelSelector: 'tier=gold', resourceVersion: server.resourceVersion() });
+    await server.whenWatching(1);
+    server.create(pd('a'));
+    const patch = (labels: unknown, spec?: unknown) => server.patch('orca.dev/v1alpha1', 'ProcessDefinition', 'default', 'a', { metadata: { labels }, spec });
+    patch({ tier: 'gold' });
+    patch({ tier: 'gold' }, { bpmnXml: 'v2' });
+    patch({ tier: null });
+    patch({}, { bpmnXml: 'v3' });
+    patch({ tier: 'gold' });
+    await live.untilEvents(4);
+    const expected = ['ADDED a@2', 'MODIFIED a@3', 'DELETED a@4', 'ADDED a@6'];
+    expect(live.summary()).toEqual(expected);
+    const replayed = await watch({ labelSelector: 'tier=gold', resourceVersion: '1' });
+    await replayed.untilEvents(4);
+    expect(replayed.summary()).toEqual(expected);
+  });
+
   it('sends BOOKMARK events with the current resourceVersion only to watches that allow them', async () => {
     const withBookmarks = await watch({ resourceVersion: '0', allowWatchBookmarks: true });
     const without = await watch({ resourceVersion: '0' });

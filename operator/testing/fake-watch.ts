@@ -12,12 +12,15 @@ import type { ResourceType } from './fake-resources.ts';
 import { parseFieldSelector, parseLabelSelector, type KubeObject, type Selector } from './fake-selectors.ts';
 import { ApiError } from './fake-status.ts';
 import type { FakeStore, StoredEvent } from './fake-store.ts';
+import { table } from './fake-table.ts';
 
 export interface WatchRequest {
   path: string;
   resource: ResourceType;
   namespace?: string;
   query: URLSearchParams;
+  /** Send each object as a one-row meta.k8s.io Table (kubectl get -w). */
+  asTable?: boolean;
 }
 
 export class ActiveWatch implements OpenWatch {
@@ -26,6 +29,9 @@ export class ActiveWatch implements OpenWatch {
   private closed = false;
   private timer?: NodeJS.Timeout;
   private unsubscribe?: () => void;
+  /** Set for Table watches: the event object as a Table; column definitions only on the first. */
+  tableOf?: (object: KubeObject, first: boolean) => unknown;
+  private sentTable = false;
 
   constructor(
     readonly path: string,
@@ -39,15 +45,28 @@ export class ActiveWatch implements OpenWatch {
     this.bookmarks = query.get('allowWatchBookmarks') === 'true';
   }
 
-  matches(event: StoredEvent): boolean {
-    if (event.resource.group !== this.resource.group || event.resource.plural !== this.resource.plural) return false;
-    if (this.namespace !== undefined && event.object.metadata.namespace !== this.namespace) return false;
-    return this.selector(event.object);
+  /**
+   * The event as this watch reports it, or undefined: a change that moves an
+   * object into the selection is ADDED, out of it DELETED, as the real server does.
+   */
+  view(event: StoredEvent): { type: string; object: KubeObject } | undefined {
+    if (event.resource.group !== this.resource.group || event.resource.plural !== this.resource.plural) return undefined;
+    if (this.namespace !== undefined && event.object.metadata.namespace !== this.namespace) return undefined;
+    const now = this.selector(event.object);
+    if (event.type !== 'MODIFIED' || !event.previous) return now ? { type: event.type, object: event.object } : undefined;
+    const before = this.selector(event.previous);
+    if (now) return { type: before ? 'MODIFIED' : 'ADDED', object: event.object };
+    return before ? { type: 'DELETED', object: event.object } : undefined;
   }
 
   send(type: string, object: unknown): void {
     if (this.closed || this.stalled) return;
-    this.response.write(`${JSON.stringify({ type, object })}\n`);
+    let sent = object;
+    if (this.tableOf && type !== 'ERROR') {
+      sent = this.tableOf(object as KubeObject, !this.sentTable);
+      this.sentTable = true;
+    }
+    this.response.write(`${JSON.stringify({ type, object: sent })}\n`);
   }
 
   bookmark(resourceVersion: number): void {
@@ -59,7 +78,8 @@ export class ActiveWatch implements OpenWatch {
   start(store: FakeStore, timeoutSeconds: number | undefined, initial: { type: string; object: KubeObject }[]): void {
     for (const event of initial) this.send(event.type, event.object);
     this.unsubscribe = store.subscribe((event) => {
-      if (this.matches(event)) this.send(event.type, event.object);
+      const seen = this.view(event);
+      if (seen) this.send(seen.type, seen.object);
     });
     if (timeoutSeconds !== undefined && timeoutSeconds > 0) this.timer = setTimeout(() => this.close(), timeoutSeconds * 1000);
     this.response.on('close', () => this.close());
@@ -89,6 +109,12 @@ export function openWatch(store: FakeStore, request: WatchRequest, response: Ser
   response.writeHead(200, { 'Content-Type': 'application/json', 'Cache-Control': 'no-cache, private' });
   response.flushHeaders();
   const watch = new ActiveWatch(request.path, response, resource, namespace, selector, query, onClose);
+  if (request.asTable) {
+    watch.tableOf = (object, first) => {
+      const printed = table(resource, [object], String(object.metadata.resourceVersion));
+      return first ? printed : { ...printed, columnDefinitions: [] };
+    };
+  }
   if (since === null || since === '' || since === '0') {
     const items = store.list(resource, namespace).items.filter(selector);
     watch.start(
@@ -104,7 +130,7 @@ export function openWatch(store: FakeStore, request: WatchRequest, response: Ser
     watch.start(
       store,
       timeoutSeconds,
-      store.eventsSince(resource, from).filter((event) => watch.matches(event)),
+      store.eventsSince(resource, from).flatMap((event) => watch.view(event) ?? []),
     );
     return watch;
   } catch (error) {
