@@ -120,4 +120,22 @@ describe('operator: deploys what the resources say, once', () => {
     expect((await client().getProcessDefinition('kept')).latestVersion).toBe(1);
     await operator.stop();
   });
+
+  it('with deletionPolicy Delete and an active instance: Stalled DeleteBlocked, removed once the instance is gone', async () => {
+    const operator = await world.operator();
+    world.kube.create(world.processDefinition('busy', { bpmnXml: serviceProcess('busy', 'b'), deletionPolicy: 'Delete' }));
+    await world.condition(PD, 'busy', 'Ready', 'True');
+    const { processInstanceKey } = await client().startInstance({ bpmnProcessId: 'busy' });
+    world.kube.delete(PD.apiVersion, PD.kind, NS, 'busy');
+    const blocked = await eventually(async () => {
+      const stalled = world.get(PD, 'busy').status?.conditions?.find((c) => c.type === 'Stalled');
+      return stalled?.status === 'True' && stalled.reason === 'DeleteBlocked' ? stalled : undefined;
+    }, 'DeleteBlocked');
+    expect(blocked.message).toMatch(/active instances/);
+    expect((await client().getProcessDefinition('busy')).latestVersion).toBe(1);
+    await client().cancelInstance(processInstanceKey);
+    await eventually(async () => (world.kube.get(PD.apiVersion, PD.kind, NS, 'busy') === undefined ? true : undefined), 'the resource gone');
+    await expect(client().getProcessDefinition('busy')).rejects.toMatchObject({ status: 404 });
+    await operator.stop();
+  });
 });
