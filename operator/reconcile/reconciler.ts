@@ -51,23 +51,24 @@ export function createReconciler(options: ReconcilerOptions): Reconciler {
    * over (a resync right after a deploy) must see the status it wrote, or it
    * would deploy the same model again.
    */
-  const written = new Map<string, { over: string; object: Definition }>();
+  const written = new Map<string, { over: Set<string>; object: Definition }>();
 
   function remember(before: Definition, after: Definition) {
     const uid = before.metadata.uid;
     if (uid === undefined || before.metadata.resourceVersion === undefined) return;
-    // A second write in the same reconcile builds on the first: the cache may still show what the first replaced.
+    // A second write in the same reconcile builds on the first: the cache may show either version it replaced.
     const previous = written.get(uid);
-    const over = previous?.object.metadata.resourceVersion === before.metadata.resourceVersion ? previous.over : before.metadata.resourceVersion;
+    const over = previous?.object.metadata.resourceVersion === before.metadata.resourceVersion ? previous.over : new Set<string>();
+    over.add(before.metadata.resourceVersion);
     written.set(uid, { over, object: { ...after, apiVersion: before.apiVersion, kind: before.kind } });
   }
 
-  /** The freshest copy we know: the cache's, or our own write's while the cache still shows what it replaced. */
+  /** The freshest copy we know: the cache's, or our own write's while the cache still shows a version it replaced. */
   function freshest(object: Definition): Definition {
     const uid = object.metadata.uid;
     const entry = uid === undefined ? undefined : written.get(uid);
     if (entry === undefined) return object;
-    if (entry.over === object.metadata.resourceVersion) return entry.object;
+    if (entry.over.has(object.metadata.resourceVersion ?? '')) return entry.object;
     written.delete(uid!);
     return object;
   }

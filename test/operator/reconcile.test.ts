@@ -100,10 +100,15 @@ describe('operator: deploys what the resources say, once', () => {
   });
 
   it('with deletionPolicy Delete: holds the finalizer, removes the definition from Orca on delete, then the finalizer', async () => {
-    const operator = await world.operator();
+    const operator = await world.operator({ resyncSeconds: 0.1 });
+    const before = world.deploys();
     world.kube.create(world.processDefinition('temp', { bpmnXml: serviceProcess('temp', 't'), deletionPolicy: 'Delete' }));
     await world.condition(PD, 'temp', 'Ready', 'True');
     expect(world.get(PD, 'temp').metadata.finalizers).toEqual(['orca.dev/cleanup']);
+    // The finalizer's own update event and resyncs deploy nothing more.
+    const reconciled = await successes(operator);
+    await eventually(async () => ((await successes(operator)) >= reconciled + 5 ? true : undefined), 'resyncs');
+    expect(world.deploys() - before).toBe(1);
     world.kube.delete(PD.apiVersion, PD.kind, NS, 'temp');
     await eventually(async () => (world.kube.get(PD.apiVersion, PD.kind, NS, 'temp') === undefined ? true : undefined), 'the resource gone');
     await expect(client().getProcessDefinition('temp')).rejects.toMatchObject({ status: 404 });
