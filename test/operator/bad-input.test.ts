@@ -106,4 +106,24 @@ describe('operator: bad input and faults', () => {
     expect(health.status).toBe(200);
     await operator.stop();
   });
+
+  it('Orca answering 503 with Retry-After, or 429: Reconciling, retried after the delay it asked for, then Ready', async () => {
+    const operator = await world.operator();
+    world.orcaAnswers = { status: 503, retryAfterSeconds: 1 };
+    try {
+      world.kube.create(world.processDefinition('busy-orca', { bpmnXml: serviceProcess('busy-orca', 'x') }));
+      const reconciling = await world.condition(PD, 'busy-orca', 'Reconciling', 'True', 'OrcaUnavailable');
+      expect(reconciling.conditions![0].message).toMatch(/503/);
+      await eventually(
+        async () => ((await operator.metrics.reconciles.get()).values.some((v) => v.labels.result === 'requeue' && v.value > 0) ? true : undefined),
+        'a requeue',
+      );
+      world.orcaAnswers = { status: 429, retryAfterSeconds: 1 };
+      await world.condition(PD, 'busy-orca', 'Reconciling', 'True', 'OrcaThrottled');
+    } finally {
+      world.orcaAnswers = undefined;
+    }
+    await world.condition(PD, 'busy-orca', 'Ready', 'True');
+    await operator.stop();
+  });
 });

@@ -3,7 +3,8 @@
 // apiFixture), an account whose API key sits in a Secret, and operators
 // started against both with short timings. Every request an operator sends
 // to Orca passes through a counting fetch, so tests count deploy calls as
-// they were sent; `orcaDown` makes that path fail as a dead server would.
+// they were sent; `orcaDown` makes that path fail as a dead server would,
+// `orcaAnswers` answers in Orca's place with an error status.
 import { afterAll, beforeAll } from 'vitest';
 import { startOperator, type Operator, type OperatorOptions } from '../../operator/index.ts';
 import { silentLog } from '../../operator/log.ts';
@@ -33,6 +34,8 @@ export interface OperatorWorld {
   deploys(): number;
   /** While true, every request to Orca fails as a refused connection would. */
   orcaDown: boolean;
+  /** While set, every request to Orca is answered with this status (a problem body, Retry-After when given) instead of reaching it. */
+  orcaAnswers?: { status: number; retryAfterSeconds?: number };
   /** Starts an operator (stopped after the file) against both servers. */
   operator(options?: Partial<OperatorOptions>): Promise<Operator>;
   /** A ProcessDefinition as kubectl apply would send it. */
@@ -70,6 +73,13 @@ export function operatorWorld(): OperatorWorld {
     if (world.orcaDown) {
       world.calls.push({ method, path: url.pathname, status: 0 });
       throw new TypeError('fetch failed', { cause: Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }) });
+    }
+    if (world.orcaAnswers) {
+      const { status, retryAfterSeconds } = world.orcaAnswers;
+      world.calls.push({ method, path: url.pathname, status });
+      const headers: Record<string, string> = { 'content-type': 'application/problem+json' };
+      if (retryAfterSeconds !== undefined) headers['retry-after'] = String(retryAfterSeconds);
+      return new Response(JSON.stringify({ status, code: 'UNAVAILABLE', title: 'Unavailable', detail: 'injected by the test' }), { status, headers });
     }
     const response = await fetch(input, init);
     world.calls.push({ method, path: url.pathname, status: response.status });
