@@ -31,8 +31,8 @@ export interface ControllerOptions {
   rateLimiter?: RateLimiterOptions;
   /** Watch tuning (tests shorten it): server-side timeout range, the inactivity watchdog, and the reconnect backoff's base and cap. */
   watch?: { timeoutSeconds?: [number, number]; inactivityMs?: number; backoffMs?: [number, number] };
-  /** Options for each OrcaClient (tests: a fetch through a proxy). */
-  orcaClient?: { fetch?: typeof fetch };
+  /** Options for each OrcaClient: a fetch to send through (tests), the longest one request to Orca may take (default 30 s). */
+  orcaClient?: { fetch?: typeof fetch; requestTimeoutMs?: number };
 }
 
 export interface Controller {
@@ -56,12 +56,19 @@ export function createController(options: ControllerOptions): Controller {
   const queue = createWorkQueue(defaultRateLimiter(options.rateLimiter), (depth) => metrics.workqueueDepth.set(depth));
   const events = eventRecorder({ api, component: 'orca-operator', instance: options.identity, log: (fields, message) => log('warn', fields, message) });
   const clients = new Map<string, OrcaClient>();
+  // The client sets no deadline of its own; a server that accepts and never answers must not hold a worker forever.
+  const requestTimeoutMs = options.orcaClient?.requestTimeoutMs ?? 30_000;
+  const sendVia = options.orcaClient?.fetch ?? fetch;
+  const timedFetch: typeof fetch = (input, init) => {
+    const deadline = AbortSignal.timeout(requestTimeoutMs);
+    return sendVia(input, { ...init, signal: init?.signal ? AbortSignal.any([init.signal, deadline]) : deadline });
+  };
   const clientFor = (apiKey: string): OrcaClient => {
     const id = createHash('sha256').update(apiKey).digest('hex');
     let client = clients.get(id);
     if (client === undefined) {
       // One try per call: the work queue owns retries and their backoff.
-      client = new OrcaClient({ url: options.orcaUrl, apiKey, retry: { attempts: 1 }, fetch: options.orcaClient?.fetch });
+      client = new OrcaClient({ url: options.orcaUrl, apiKey, retry: { attempts: 1 }, fetch: timedFetch });
       clients.set(id, client);
     }
     return client;

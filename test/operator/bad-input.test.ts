@@ -126,4 +126,17 @@ describe('operator: bad input and faults', () => {
     await world.condition(PD, 'busy-orca', 'Ready', 'True');
     await operator.stop();
   });
+
+  it('Orca accepting and never answering: the request times out, Reconciling, then Ready; no worker is held', async () => {
+    const operator = await world.operator({ orcaClient: { requestTimeoutMs: 300 } });
+    world.orcaHangs = true;
+    try {
+      world.kube.create(world.processDefinition('hung', { bpmnXml: serviceProcess('hung', 'x') }));
+      await world.condition(PD, 'hung', 'Reconciling', 'True', 'OrcaUnreachable');
+    } finally {
+      world.orcaHangs = false;
+    }
+    await world.condition(PD, 'hung', 'Ready', 'True');
+    await operator.stop();
+  });
 });

@@ -36,6 +36,8 @@ export interface OperatorWorld {
   orcaDown: boolean;
   /** While set, every request to Orca is answered with this status (a problem body, Retry-After when given) instead of reaching it. */
   orcaAnswers?: { status: number; retryAfterSeconds?: number };
+  /** While true, requests to Orca are accepted and never answered (until the sender gives up). */
+  orcaHangs: boolean;
   /** Starts an operator (stopped after the file) against both servers. */
   operator(options?: Partial<OperatorOptions>): Promise<Operator>;
   /** A ProcessDefinition as kubectl apply would send it. */
@@ -65,6 +67,7 @@ export function operatorWorld(): OperatorWorld {
   const world = {
     calls: [] as OrcaCall[],
     orcaDown: false,
+    orcaHangs: false,
   } as OperatorWorld;
 
   const countingFetch: typeof fetch = async (input, init) => {
@@ -73,6 +76,11 @@ export function operatorWorld(): OperatorWorld {
     if (world.orcaDown) {
       world.calls.push({ method, path: url.pathname, status: 0 });
       throw new TypeError('fetch failed', { cause: Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }) });
+    }
+    if (world.orcaHangs) {
+      world.calls.push({ method, path: url.pathname, status: 0 });
+      const signal = init?.signal;
+      return new Promise<Response>((_, reject) => signal?.addEventListener('abort', () => reject(signal.reason), { once: true }));
     }
     if (world.orcaAnswers) {
       const { status, retryAfterSeconds } = world.orcaAnswers;
@@ -118,8 +126,8 @@ export function operatorWorld(): OperatorWorld {
       lease: { durationMs: 3_000, renewDeadlineMs: 2_000, retryPeriodMs: 200 },
       watch: { inactivityMs: 3_000, backoffMs: [100, 1_000] },
       rateLimiter: { baseMs: 20, maxMs: 2_000 },
-      orcaClient: { fetch: countingFetch },
       ...options,
+      orcaClient: { fetch: countingFetch, ...options.orcaClient },
     });
     operators.push(operator);
     const stop = operator.stop.bind(operator);
