@@ -7,6 +7,8 @@ import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from
 import { Agent as HttpsAgent, request as httpsRequest, type RequestOptions } from 'node:https';
 import type { KubeConfig } from '@kubernetes/client-node';
 
+const REQUEST_TIMEOUT_MS = 30_000;
+
 export class KubeApiError extends Error {
   override readonly name = 'KubeApiError';
   constructor(
@@ -115,7 +117,9 @@ export function kubeApi(kc: KubeConfig): KubeApi {
       const headers: Record<string, string> =
         body === undefined ? {} : { 'content-type': request.contentType ?? 'application/json', 'content-length': String(Buffer.byteLength(body)) };
       const options = await open(request.method, request.path, request.query, headers, agent);
-      const response = await send(options, body, request.signal);
+      // A request (not a watch) that has no answer in 30 s is given up: an API server that hangs must not hold a worker.
+      const deadline = AbortSignal.timeout(REQUEST_TIMEOUT_MS);
+      const response = await send(options, body, request.signal ? AbortSignal.any([request.signal, deadline]) : deadline);
       const text = await readAll(response);
       if ((response.statusCode ?? 0) >= 300) throw statusError(request.method, request.path, response, text);
       return (text === '' ? undefined : JSON.parse(text)) as T;
