@@ -16,6 +16,7 @@ export interface EventRecorder {
 
 const WINDOW_MS = 10 * 60_000;
 const BUMP_EVERY_MS = 60_000;
+const PRUNE_ABOVE = 10_000;
 
 interface Sent {
   name: string;
@@ -107,6 +108,8 @@ export function eventRecorder(options: {
         }
         return;
       }
+      // Entries older than the window aggregate nothing any more: drop them now and then, so memory stays bounded.
+      if (sent.size >= PRUNE_ABOVE) for (const [k, e] of sent) if (t - e.lastSeen >= WINDOW_MS) sent.delete(k);
       const digest = createHash('sha256').update(key).digest('hex').slice(0, 16);
       const fresh: Sent = {
         name: `${object.metadata.name}.${digest}`,
