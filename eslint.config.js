@@ -56,6 +56,11 @@ const outOfClient = {
   message: 'client/ is published on its own: it speaks to the server over HTTP only and imports nothing from the rest of the repository.',
 };
 
+const outOfUi = {
+  regex: '^(\\.\\./)+(engine|api|cli|client|operator|test|loadtest|scripts|examples)/',
+  message: 'ui/ runs in the browser: it speaks to the server over HTTP only and imports nothing from the rest of the repository.',
+};
+
 const intoServer = {
   regex: '^(\\.\\./)+(engine|api)/',
   message: 'The commands that talk to a server do so through client/ only; loading the engine or the API would also slow every one of them down.',
@@ -73,7 +78,7 @@ const intoOperatorTesting = {
 const PURE = ['engine/runtime', 'engine/model', 'engine/feel', 'engine/dmn', 'engine/timer'];
 
 export default tseslint.config(
-  { ignores: ['node_modules/**', '.orca-data/**', 'coverage/**', 'dist/**'] },
+  { ignores: ['node_modules/**', '.orca-data/**', 'coverage/**', 'dist/**', 'ui/dist/**', 'test-output/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
@@ -130,6 +135,11 @@ export default tseslint.config(
     files: ['operator/**/*.ts'],
     ignores: ['**/*.test.ts', 'operator/testing/**'],
     rules: { 'no-restricted-imports': ['error', { patterns: [outOfOperator, intoOperatorTesting] }] },
+  },
+  {
+    files: ['ui/**/*.ts'],
+    ignores: ['ui/vite.config.ts'],
+    rules: { 'no-restricted-imports': ['error', { patterns: [outOfUi, ioPackages], paths: IO_MODULES }] },
   },
   {
     files: ['cli/commands/**/*.ts'],

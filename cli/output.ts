@@ -28,6 +28,16 @@ export function printTable<T>(rows: readonly T[], columns: Column<T>[], empty: s
   process.stdout.write(`${text.join('\n')}\n`);
 }
 
+/** One page of a list: as JSON with `--json`, else as a table with the next page's command noted. */
+export function printPage<T>(page: { items: T[]; nextCursor?: string | null }, json: boolean | undefined, columns: Column<T>[], what: string): void {
+  if (json) {
+    printJson(page);
+    return;
+  }
+  printTable(page.items, columns, `no ${what}`);
+  if (page.nextCursor) note(`more: orca ${what} … --cursor ${page.nextCursor}`);
+}
+
 /** `label: value` lines, labels aligned. */
 export function printFields(fields: [string, string][]): void {
   const width = Math.max(...fields.map(([label]) => label.length)) + 1;

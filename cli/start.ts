@@ -96,6 +96,7 @@ async function runApi(config: AppConfig, tracing: Tracing | undefined): Promise<
   const smtp = config.mail.smtpUrl;
   process.stdout.write(
     `orca: listening on ${base} (OpenAPI: ${base}/api/v1/openapi.json)\n` +
+      `orca: console ${base}/console/, task list ${base}/tasklist/\n` +
       `orca: to get an API key, sign up:\n` +
       `  curl -s -X POST ${base}/api/signup -H 'content-type: application/json' -d '{"email":"you@example.com"}'\n` +
       (smtp

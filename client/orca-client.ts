@@ -21,14 +21,17 @@ import type {
   Decision,
   DecisionDeployment,
   DecisionResult,
+  DefinitionStatistics,
   Deployment,
   FailJobRequest,
   Incident,
   IncidentPage,
   IncidentQuery,
   InstanceDetail,
+  InstanceHistoryPage,
   InstancePage,
   InstanceState,
+  InstanceStatistics,
   ProcessDefinition,
   ProcessDefinitionPage,
   ProcessDeployment,
@@ -79,6 +82,15 @@ export interface ListInstancesQuery {
    */
   variables?: string[];
   bpmnProcessId?: string;
+  /** A version of `bpmnProcessId`. */
+  version?: number;
+  /** RFC 3339 instants: started at or after / before, ended at or after / before. */
+  startedAfter?: string;
+  startedBefore?: string;
+  endedAfter?: string;
+  endedBefore?: string;
+  /** Instances a call activity of this instance started. */
+  parentProcessInstanceKey?: string;
   limit?: number;
   cursor?: string;
 }
@@ -202,6 +214,12 @@ export class OrcaClient {
         'filter.state': query.state,
         'filter.variable': query.variables?.[0],
         'filter.bpmnProcessId': query.bpmnProcessId,
+        'filter.version': query.version,
+        'filter.startedAfter': query.startedAfter,
+        'filter.startedBefore': query.startedBefore,
+        'filter.endedAfter': query.endedAfter,
+        'filter.endedBefore': query.endedBefore,
+        'filter.parentProcessInstanceKey': query.parentProcessInstanceKey,
         limit: query.limit,
         cursor: query.cursor,
       } satisfies Query<'getProcessInstances'>,
@@ -213,6 +231,21 @@ export class OrcaClient {
 
   getInstance(key: string): Promise<InstanceDetail> {
     return this.#call('GET', '/api/v1/process-instances/{key}', { path: { key } });
+  }
+
+  /** Extension: per-element counts of one instance and how often each sequence flow was taken. */
+  getInstanceStatistics(key: string): Promise<InstanceStatistics> {
+    return this.#call('GET', '/api/v1/process-instances/{key}/statistics', { path: { key } });
+  }
+
+  /** Extension: the instance's element instances in the order they started. */
+  getInstanceHistory(key: string, query: { limit?: number; cursor?: string } = {}): Promise<InstanceHistoryPage> {
+    return this.#call('GET', '/api/v1/process-instances/{key}/history', { path: { key }, query });
+  }
+
+  /** Extension: per-element counts across all instances of a process version (the latest by default). */
+  getDefinitionStatistics(bpmnProcessId: string, version?: number): Promise<DefinitionStatistics> {
+    return this.#call('GET', '/api/v1/process-definitions/{bpmnProcessId}/statistics', { path: { bpmnProcessId }, query: { version } });
   }
 
   /** Extension: cancels an ACTIVE instance. */
@@ -227,6 +260,7 @@ export class OrcaClient {
       query: {
         'filter.state': query.state,
         'filter.processInstanceKey': query.processInstanceKey,
+        'filter.bpmnProcessId': query.bpmnProcessId,
         limit: query.limit,
         cursor: query.cursor,
       } satisfies Query<'getIncidents'>,

@@ -20,13 +20,16 @@ export type InstancePage = Ok<'getProcessInstances', 200>;
 export type InstanceSummary = InstancePage['items'][number];
 export type InstanceState = InstanceSummary['state'];
 export type InstanceDetail = Ok<'getProcessInstancesByKey', 200>;
+export type InstanceStatistics = Ok<'getProcessInstancesByKeyStatistics', 200>;
+export type InstanceHistoryPage = Ok<'getProcessInstancesByKeyHistory', 200>;
+export type DefinitionStatistics = Ok<'getProcessDefinitionsByBpmnProcessIdStatistics', 200>;
 export type ProcessDefinitionPage = Ok<'getProcessDefinitions', 200>;
 export type ProcessDefinition = Ok<'getProcessDefinitionsByBpmnProcessId', 200>;
 export type Decision = Ok<'getDecisionsByDecisionId', 200>;
 
 export type IncidentPage = Ok<'getIncidents', 200>;
 export type Incident = IncidentPage['items'][number];
-export type IncidentQuery = { state?: Incident['state']; processInstanceKey?: string; limit?: number; cursor?: string };
+export type IncidentQuery = { state?: Incident['state']; processInstanceKey?: string; bpmnProcessId?: string; limit?: number; cursor?: string };
 
 export type ActivateJobsRequest = JsonBody<'postJobsActivate'>;
 export type ActivatedJob = Ok<'postJobsActivate', 200>['jobs'][number];

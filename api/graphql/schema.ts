@@ -101,11 +101,11 @@ export const typeDefs = /* GraphQL */ `
     tasks(state: TaskState, assignee: String, processInstanceKey: ID, bpmnProcessId: String, limit: Int, cursor: String): TaskPage!
     "One task with its variables; a NOT_FOUND error when it is gone."
     task(id: ID!): Task
-    "Process instances, oldest first. limit 1..1000, default 50."
+    "Process instances, newest first (by start). limit 1..1000, default 50."
     processInstances(state: ProcessInstanceState, bpmnProcessId: String, limit: Int, cursor: String): ProcessInstancePage!
     "One process instance; a NOT_FOUND error when there is none."
     processInstance(key: ID!): ProcessInstance
-    "Incidents, oldest first. limit 1..1000, default 50."
+    "Incidents in key order. limit 1..1000, default 50."
     incidents(state: IncidentState, processInstanceKey: ID, limit: Int, cursor: String): IncidentPage!
   }
 

@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import { route } from '../openapi/route.ts';
 import { ApiError } from '../problem.ts';
+import { idSchema } from '../services/ids.ts';
 import { incidentView } from '../services/instances.ts';
 import { keySchema } from '../services/keys.ts';
 import { pageQuery, pageSchema, readPage } from '../services/pages.ts';
@@ -15,6 +16,7 @@ const TAGS = ['incidents'];
 const incidentSchema = z.object({
   id: z.string(),
   processInstanceKey: z.string(),
+  bpmnProcessId: z.string(),
   elementId: z.string(),
   elementInstanceKey: z.string(),
   jobKey: z.string().nullable(),
@@ -37,12 +39,13 @@ export const register: RegisterRoutes = async (app, ctx) => {
     {
       method: 'GET',
       path: '/api/v1/incidents',
-      summary: 'List incidents, oldest first, optionally by state (OPEN, RESOLVED) or process instance.',
+      summary: 'List incidents in key order, optionally by state (OPEN, RESOLVED), process instance or process (filter.bpmnProcessId).',
       tags: TAGS,
       auth: 'apiKey',
       query: z.object({
         'filter.state': z.enum(['OPEN', 'RESOLVED']).optional(),
         'filter.processInstanceKey': keySchema.optional(),
+        'filter.bpmnProcessId': idSchema.optional(),
         ...pageQuery,
       }),
       response: { status: 200, schema: pageSchema(incidentSchema) },
@@ -53,6 +56,7 @@ export const register: RegisterRoutes = async (app, ctx) => {
         ctx.engine.store.incidents.listIncidents(request.account, {
           state: query['filter.state'],
           instanceKey: query['filter.processInstanceKey'],
+          bpmnProcessId: query['filter.bpmnProcessId'],
           limit: query.limit,
           cursor: query.cursor,
         }),

@@ -14,6 +14,7 @@ import { register as processDefinitions } from './process-definitions.ts';
 import { register as processInstances } from './process-instances.ts';
 import { register as root } from './root.ts';
 import { register as tasks } from './tasks.ts';
+import { register as ui } from './ui.ts';
 
 export type RegisterRoutes = (app: FastifyInstance, ctx: ApiContext) => Promise<void>;
 
@@ -30,4 +31,5 @@ export const routeFamilies: RegisterRoutes[] = [
   decisions,
   graphql,
   openapi,
+  ui,
 ];

@@ -9,6 +9,7 @@ import { keyedCommand, scopedKey } from '../services/idempotency.ts';
 import { idSchema } from '../services/ids.ts';
 import { readUploadedModel, rejectedModel, uploadQuery } from '../services/model-upload.ts';
 import { pageQuery, pageSchema, readPage } from '../services/pages.ts';
+import { elementCountsSchema } from '../services/statistics.ts';
 import type { RegisterRoutes } from './index.ts';
 
 const TAGS = ['process-definitions'];
@@ -35,6 +36,8 @@ const summarySchema = versionSchema.extend({ latestVersion: z.number().int() });
 function versionView(v: ProcessVersionSummary) {
   return { bpmnProcessId: v.bpmnProcessId, version: v.version, resourceName: v.resourceName, checksum: v.checksum, deployedAt: v.deployedAt.toISOString() };
 }
+
+const versionQuery = z.object({ version: z.coerce.number().int().min(1).max(2_147_483_647).optional() });
 
 function notFound(bpmnProcessId: string, version?: number): ApiError {
   return new ApiError(
@@ -123,12 +126,51 @@ export const register: RegisterRoutes = async (app, ctx) => {
     app,
     {
       method: 'GET',
+      path: '/api/v1/process-definitions/:bpmnProcessId/statistics',
+      summary:
+        'Per-element counts across all instances of one version (the latest, or ?version=): active, incidents, completed and canceled ' +
+        'by element id, kept as the engine commits (no instance is read). `instances` counts the version’s instances by state.',
+      tags: TAGS,
+      auth: 'apiKey',
+      params: bpmnProcessIdParams,
+      query: versionQuery,
+      response: {
+        status: 200,
+        schema: z.object({
+          bpmnProcessId: z.string(),
+          version: z.number().int(),
+          elements: z.array(elementCountsSchema).describe('Elements entered at least once, by element id.'),
+          instances: z
+            .object({ active: z.number().int(), incidents: z.number().int(), completed: z.number().int(), canceled: z.number().int() })
+            .describe('Instances of the version by state: ACTIVE, INCIDENT, COMPLETED, TERMINATED.'),
+        }),
+      },
+      errors: [400, 401, 404],
+      extension: true,
+    },
+    async ({ params, query }, request) => {
+      const version = query.version ?? (await ctx.engine.store.definitions.latestProcess(request.account, params.bpmnProcessId))?.version;
+      if (version === undefined) throw notFound(params.bpmnProcessId);
+      const stats = await ctx.engine.store.statistics.definitionStatistics(request.account, params.bpmnProcessId, version);
+      if (query.version !== undefined && stats.elements.length === 0) {
+        // No counts may also mean no such version: only then is it a 404.
+        const stored = await ctx.engine.store.definitions.getProcessVersion(request.account, params.bpmnProcessId, version);
+        if (stored === null) throw notFound(params.bpmnProcessId, version);
+      }
+      return { bpmnProcessId: params.bpmnProcessId, version, ...stats };
+    },
+  );
+
+  route(
+    app,
+    {
+      method: 'GET',
       path: '/api/v1/process-definitions/:bpmnProcessId/xml',
       summary: 'The deployed BPMN XML: the latest version, or ?version=.',
       tags: TAGS,
       auth: 'apiKey',
       params: bpmnProcessIdParams,
-      query: z.object({ version: z.coerce.number().int().min(1).max(2_147_483_647).optional() }),
+      query: versionQuery,
       response: { status: 200, contentType: 'application/xml', description: 'The BPMN XML as deployed.' },
       errors: [400, 401, 404],
     },

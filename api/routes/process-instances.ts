@@ -1,9 +1,11 @@
 // Process instances (SPEC.md Endpoints): starting one costs 1 credit, charged
 // before the start and refunded when the start is refused or gets no answer
-// in time, and not charged again when an Idempotency-Key replays it; listing filters
-// by `filter.state`, `filter.variable=<name>:<value>` (how a client finds an
-// instance by its own identifier, SPEC.md Events) and `filter.bpmnProcessId`.
-// Cancelling is an extension (DESIGN §6).
+// in time, and not charged again when an Idempotency-Key replays it; listing
+// runs newest first and filters by `filter.state`, `filter.variable=<name>:<value>`
+// (how a client finds an instance by its own identifier, SPEC.md Events),
+// process and version, start and end date ranges and parent instance. The
+// console's reads of one instance (per-element statistics, element history)
+// are here too. Cancelling is an extension (DESIGN §6).
 import { z } from 'zod';
 import { EngineError, parseVariableFilter } from '../../engine/index.ts';
 import { route } from '../openapi/route.ts';
@@ -13,6 +15,7 @@ import { instanceDetail, instanceSummary } from '../services/instances.ts';
 import { idSchema } from '../services/ids.ts';
 import { keySchema } from '../services/keys.ts';
 import { pageQuery, pageSchema, readPage } from '../services/pages.ts';
+import { instanceStatisticsSchema } from '../services/statistics.ts';
 import { variablesSchema } from '../services/variables.ts';
 import type { RegisterRoutes } from './index.ts';
 
@@ -28,15 +31,43 @@ const startBody = z.object({
 
 const startedSchema = z.object({ processInstanceKey: z.string(), bpmnProcessId: z.string(), version: z.number().int(), state: z.string() });
 
-const listQuery = z.object({
-  'filter.state': z.enum(STATES).optional(),
-  'filter.variable': z
-    .string()
-    .max(10_000)
-    .refine((text) => parseVariableFilter(text) !== null, 'must be <name>:<value>, with a non-empty name')
-    .optional(),
-  'filter.bpmnProcessId': idSchema.optional(),
-  ...pageQuery,
+const instant = (what: string) =>
+  z.iso.datetime({ offset: true, message: 'must be an RFC 3339 date-time with a time zone, e.g. 2026-01-31T09:00:00Z' }).optional().describe(what);
+
+const listQuery = z
+  .object({
+    'filter.state': z.enum(STATES).optional(),
+    'filter.variable': z
+      .string()
+      .max(10_000)
+      .refine((text) => parseVariableFilter(text) !== null, 'must be <name>:<value>, with a non-empty name')
+      .optional(),
+    'filter.bpmnProcessId': idSchema.optional(),
+    'filter.version': z.coerce.number().int().min(1).max(2_147_483_647).optional().describe('A version of filter.bpmnProcessId (which it requires).'),
+    'filter.startedAfter': instant('Started at or after this instant (RFC 3339).'),
+    'filter.startedBefore': instant('Started before this instant (RFC 3339).'),
+    'filter.endedAfter': instant('Ended at or after this instant (RFC 3339); leaves running instances out.'),
+    'filter.endedBefore': instant('Ended before this instant (RFC 3339); leaves running instances out.'),
+    'filter.parentProcessInstanceKey': keySchema.optional().describe('Instances started by a call activity of this instance.'),
+    ...pageQuery,
+  })
+  .superRefine((q, issues) => {
+    if (q['filter.version'] !== undefined && q['filter.bpmnProcessId'] === undefined) {
+      issues.addIssue({ code: 'custom', path: ['filter.version'], message: 'needs filter.bpmnProcessId: versions are numbered per process' });
+    }
+  });
+
+const historyItemSchema = z.object({
+  elementInstanceKey: z.string(),
+  elementId: z.string(),
+  elementType: z.string().describe('The BPMN element type as the model compiler names it, e.g. serviceTask, exclusiveGateway, callActivity.'),
+  state: z
+    .enum(['ACTIVE', 'COMPLETED', 'TERMINATED', 'INCIDENT'])
+    .describe('ACTIVE: alive; COMPLETED: left normally; TERMINATED: ended by a cancel or an interrupting event; INCIDENT: stuck on an incident.'),
+  startedAt: z.string(),
+  endedAt: z.string().nullable(),
+  flowScopeKey: z.string().describe('The element instance of the enclosing subprocess (or multi-instance body), or the process instance key.'),
+  calledProcessInstanceKey: z.string().optional().describe('Call activities: the instance they started.'),
 });
 
 const summarySchema = z.object({
@@ -50,6 +81,10 @@ const summarySchema = z.object({
   updatedAt: z.string(),
   endedAt: z.string().nullable(),
 });
+
+function asDate(text: string | undefined): Date | undefined {
+  return text === undefined ? undefined : new Date(text);
+}
 
 function notFound(key: string): ApiError {
   return new ApiError('NOT_FOUND', `Process instance '${key}' not found.`);
@@ -115,7 +150,9 @@ export const register: RegisterRoutes = async (app, ctx) => {
     {
       method: 'GET',
       path: '/api/v1/process-instances',
-      summary: 'List instances, oldest first, filtered by state, by a root variable (filter.variable=<name>:<value>) or by process.',
+      summary:
+        'List instances, newest first, filtered by state, by a root variable (filter.variable=<name>:<value>), by process and version, ' +
+        'by start or end date ranges (RFC 3339) or by parent instance.',
       tags: TAGS,
       auth: 'apiKey',
       query: listQuery,
@@ -128,7 +165,13 @@ export const register: RegisterRoutes = async (app, ctx) => {
         ctx.engine.store.instances.listInstances(request.account, {
           state: query['filter.state'],
           bpmnProcessId: query['filter.bpmnProcessId'],
+          version: query['filter.version'],
           variable,
+          startedAfter: asDate(query['filter.startedAfter']),
+          startedBefore: asDate(query['filter.startedBefore']),
+          endedAfter: asDate(query['filter.endedAfter']),
+          endedBefore: asDate(query['filter.endedBefore']),
+          parentKey: query['filter.parentProcessInstanceKey'],
           limit: query.limit,
           cursor: query.cursor,
         }),
@@ -169,6 +212,63 @@ export const register: RegisterRoutes = async (app, ctx) => {
       if (instance === null) throw notFound(params.key);
       const incidents = await ctx.engine.store.incidents.listIncidents(request.account, { instanceKey: params.key, limit: 1000 });
       return instanceDetail(instance, incidents.items);
+    },
+  );
+
+  route(
+    app,
+    {
+      method: 'GET',
+      path: '/api/v1/process-instances/:key/statistics',
+      summary:
+        'Per-element counts of one instance (active, incidents, completed, canceled by element id) and how often each sequence flow was taken: ' +
+        'what the console marks on the diagram.',
+      tags: TAGS,
+      auth: 'apiKey',
+      params: keyParams,
+      response: { status: 200, schema: instanceStatisticsSchema },
+      errors: [400, 401, 404],
+      extension: true,
+    },
+    async ({ params }, request) => {
+      const instance = await ctx.engine.store.instances.getInstance(request.account, params.key);
+      if (instance === null) throw notFound(params.key);
+      const stats = await ctx.engine.store.statistics.instanceStatistics(request.account, instance.document);
+      return { processInstanceKey: instance.key, ...stats };
+    },
+  );
+
+  route(
+    app,
+    {
+      method: 'GET',
+      path: '/api/v1/process-instances/:key/history',
+      summary: "The instance's element instances in the order they started: element, type, state, start and end, flow scope, called instance.",
+      tags: TAGS,
+      auth: 'apiKey',
+      params: keyParams,
+      query: z.object(pageQuery),
+      response: { status: 200, schema: pageSchema(historyItemSchema) },
+      errors: [400, 401, 404],
+      extension: true,
+    },
+    async ({ params, query }, request) => {
+      const instance = await ctx.engine.store.instances.getInstance(request.account, params.key);
+      if (instance === null) throw notFound(params.key);
+      const page = await readPage(() => ctx.engine.store.history.listElementInstances(request.account, params.key, query));
+      return {
+        items: page.items.map((e) => ({
+          elementInstanceKey: e.elementInstanceKey,
+          elementId: e.elementId,
+          elementType: e.elementType,
+          state: e.state,
+          startedAt: e.startedAt.toISOString(),
+          endedAt: e.endedAt?.toISOString() ?? null,
+          flowScopeKey: e.flowScopeKey,
+          ...(e.calledProcessInstanceKey === null ? {} : { calledProcessInstanceKey: e.calledProcessInstanceKey }),
+        })),
+        nextCursor: page.nextCursor,
+      };
     },
   );
 

@@ -22,6 +22,7 @@ export function incidentView(i: IncidentRecord) {
   return {
     id: i.key,
     processInstanceKey: i.instanceKey,
+    bpmnProcessId: i.bpmnProcessId,
     elementId: i.elementId,
     elementInstanceKey: i.elementInstanceKey,
     jobKey: i.jobKey,

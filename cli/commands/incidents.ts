@@ -1,7 +1,7 @@
 // `orca incidents [--state OPEN|RESOLVED] [--instance KEY]`: the account's
-// incidents, oldest first, one page at a time.
+// incidents in key order, one page at a time.
 import type { IncidentQuery } from '../../client/index.ts';
-import { note, printJson, printTable } from '../output.ts';
+import { printPage } from '../output.ts';
 import { connectionOptions, integer, parse, positionals } from './args.ts';
 import { connect } from './connection.ts';
 import { guarded } from './exit-codes.ts';
@@ -23,12 +23,9 @@ export function runIncidents(argv: string[]): Promise<number> {
       limit: integer(values.limit, '--limit', 1, 1000),
       cursor: values.cursor,
     });
-    if (values.json) {
-      printJson(page);
-      return;
-    }
-    printTable(
-      page.items,
+    printPage(
+      page,
+      values.json,
       [
         { header: 'id', value: (i) => i.id },
         { header: 'instance', value: (i) => i.processInstanceKey },
@@ -38,8 +35,7 @@ export function runIncidents(argv: string[]): Promise<number> {
         { header: 'created', value: (i) => i.createdAt },
         { header: 'message', value: (i) => i.message },
       ],
-      'no incidents',
+      'incidents',
     );
-    if (page.nextCursor) note(`more: orca incidents … --cursor ${page.nextCursor}`);
   });
 }

@@ -1,10 +1,10 @@
-// `orca instances` lists process instances, oldest first, one page at a
+// `orca instances` lists process instances, newest first, one page at a
 // time (the next page's cursor is noted on stderr); `orca instance KEY`
 // shows one with its variables, waiting elements, jobs and incidents. The
 // filters are the server's own (filter.state, filter.variable,
 // filter.bpmnProcessId) and the server judges their values.
 import type { InstanceState } from '../../client/index.ts';
-import { compact, note, orDash, printFields, printJson, printTable } from '../output.ts';
+import { compact, orDash, printFields, printJson, printPage, printTable } from '../output.ts';
 import { connectionOptions, integer, parse, positionals } from './args.ts';
 import { connect } from './connection.ts';
 import { guarded } from './exit-codes.ts';
@@ -34,12 +34,9 @@ export function runInstances(argv: string[]): Promise<number> {
       limit: integer(values.limit, '--limit', 1, 1000),
       cursor: values.cursor,
     });
-    if (values.json) {
-      printJson(page);
-      return;
-    }
-    printTable(
-      page.items,
+    printPage(
+      page,
+      values.json,
       [
         { header: 'key', value: (i) => i.processInstanceKey },
         { header: 'process', value: (i) => `${i.bpmnProcessId} v${i.version}` },
@@ -47,9 +44,8 @@ export function runInstances(argv: string[]): Promise<number> {
         { header: 'created', value: (i) => i.createdAt },
         { header: 'variables', value: (i) => compact(i.variables) },
       ],
-      'no instances',
+      'instances',
     );
-    if (page.nextCursor) note(`more: orca instances … --cursor ${page.nextCursor}`);
   });
 }
 

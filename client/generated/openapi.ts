@@ -9,7 +9,7 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Redirects (302) to /api/v1/openapi.json, this API's description. */
+    /** Redirects (302) to /console/, the monitoring console. */
     get: operations['get'];
     put?: never;
     post?: never;
@@ -197,7 +197,7 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** List incidents, oldest first, optionally by state (OPEN, RESOLVED) or process instance. */
+    /** List incidents in key order, optionally by state (OPEN, RESOLVED), process instance or process (filter.bpmnProcessId). */
     get: operations['getIncidents'];
     put?: never;
     post?: never;
@@ -346,6 +346,23 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/v1/process-definitions/{bpmnProcessId}/statistics': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Per-element counts across all instances of one version (the latest, or ?version=): active, incidents, completed and canceled by element id, kept as the engine commits (no instance is read). `instances` counts the version’s instances by state. */
+    get: operations['getProcessDefinitionsByBpmnProcessIdStatistics'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/v1/process-definitions/{bpmnProcessId}/xml': {
     parameters: {
       query?: never;
@@ -370,7 +387,7 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** List instances, oldest first, filtered by state, by a root variable (filter.variable=<name>:<value>) or by process. */
+    /** List instances, newest first, filtered by state, by a root variable (filter.variable=<name>:<value>), by process and version, by start or end date ranges (RFC 3339) or by parent instance. */
     get: operations['getProcessInstances'];
     put?: never;
     /** Start an instance of the latest version of a deployed process. Costs 1 credit, refunded when the start is refused or unanswered (503). Variables are held to the limits in docs/api.md (NUL and lone surrogates refused, nesting, count, size). */
@@ -409,6 +426,40 @@ export interface paths {
     put?: never;
     /** Cancel an ACTIVE instance: its jobs and timers are withdrawn and it becomes TERMINATED. An instance in INCIDENT stays INCIDENT (SPEC.md). */
     post: operations['postProcessInstancesByKeyCancel'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/process-instances/{key}/history': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The instance's element instances in the order they started: element, type, state, start and end, flow scope, called instance. */
+    get: operations['getProcessInstancesByKeyHistory'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/process-instances/{key}/statistics': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Per-element counts of one instance (active, incidents, completed, canceled by element id) and how often each sequence flow was taken: what the console marks on the diagram. */
+    get: operations['getProcessInstancesByKeyStatistics'];
+    put?: never;
+    post?: never;
     delete?: never;
     options?: never;
     head?: never;
@@ -603,7 +654,7 @@ export interface operations {
     };
     requestBody?: never;
     responses: {
-      /** @description Found: the Location header names /api/v1/openapi.json. */
+      /** @description Found: the Location header names /console/. */
       302: {
         headers: {
           [name: string]: unknown;
@@ -1336,6 +1387,7 @@ export interface operations {
       query?: {
         /** @description The nextCursor of the previous page. */
         cursor?: string;
+        'filter.bpmnProcessId'?: string;
         'filter.processInstanceKey'?: string;
         'filter.state'?: 'OPEN' | 'RESOLVED';
         /** @description Items per page, 1..1000 (default 50). */
@@ -1355,6 +1407,7 @@ export interface operations {
         content: {
           'application/json': {
             items: {
+              bpmnProcessId: string;
               createdAt: string;
               elementId: string;
               elementInstanceKey: string;
@@ -1422,6 +1475,7 @@ export interface operations {
         };
         content: {
           'application/json': {
+            bpmnProcessId: string;
             createdAt: string;
             elementId: string;
             elementInstanceKey: string;
@@ -1496,6 +1550,7 @@ export interface operations {
         };
         content: {
           'application/json': {
+            bpmnProcessId: string;
             createdAt: string;
             elementId: string;
             elementInstanceKey: string;
@@ -2255,6 +2310,91 @@ export interface operations {
       };
     };
   };
+  getProcessDefinitionsByBpmnProcessIdStatistics: {
+    parameters: {
+      query?: {
+        version?: number;
+      };
+      header?: never;
+      path: {
+        bpmnProcessId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            bpmnProcessId: string;
+            /** @description Elements entered at least once, by element id. */
+            elements: {
+              /** @description Element instances alive, not stuck on an incident. */
+              active: number;
+              /** @description Element instances terminated (ELEMENT_TERMINATED), e.g. by a cancel, an interrupting event or a boundary. */
+              canceled: number;
+              completed: number;
+              elementId: string;
+              /** @description Element instances stuck on an incident (closing the incident record does not change this: the instance stays INCIDENT). */
+              incidents: number;
+            }[];
+            /** @description Instances of the version by state: ACTIVE, INCIDENT, COMPLETED, TERMINATED. */
+            instances: {
+              active: number;
+              canceled: number;
+              completed: number;
+              incidents: number;
+            };
+            version: number;
+          };
+        };
+      };
+      /** @description Invalid input; `errors` lists each failing field. Every string refuses NUL and lone UTF-16 surrogates; variables nest at most 64 levels; ids are at most 255 characters (the limits: docs/api.md). */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Missing, unknown, retired or expired credential; `WWW-Authenticate` names the ways to send one. */
+      401: {
+        headers: {
+          /** @description The ways to authenticate (RFC 9110 §11.6.1), e.g. `Bearer realm="orca", ApiKey realm="orca", header="X-API-Key"`. */
+          'WWW-Authenticate'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Not found (or not yours). */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Rate limited; retry after `Retry-After` seconds. */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying. */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
   getProcessDefinitionsByBpmnProcessIdXml: {
     parameters: {
       query?: {
@@ -2325,8 +2465,20 @@ export interface operations {
         /** @description The nextCursor of the previous page. */
         cursor?: string;
         'filter.bpmnProcessId'?: string;
+        /** @description Ended at or after this instant (RFC 3339); leaves running instances out. */
+        'filter.endedAfter'?: string;
+        /** @description Ended before this instant (RFC 3339); leaves running instances out. */
+        'filter.endedBefore'?: string;
+        /** @description Instances started by a call activity of this instance. */
+        'filter.parentProcessInstanceKey'?: string;
+        /** @description Started at or after this instant (RFC 3339). */
+        'filter.startedAfter'?: string;
+        /** @description Started before this instant (RFC 3339). */
+        'filter.startedBefore'?: string;
         'filter.state'?: 'ACTIVE' | 'COMPLETED' | 'TERMINATED' | 'INCIDENT';
         'filter.variable'?: string;
+        /** @description A version of filter.bpmnProcessId (which it requires). */
+        'filter.version'?: number;
         /** @description Items per page, 1..1000 (default 50). */
         limit?: number;
       };
@@ -2652,6 +2804,171 @@ export interface operations {
       };
       /** @description Wrong state for this action. */
       409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Rate limited; retry after `Retry-After` seconds. */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying. */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  getProcessInstancesByKeyHistory: {
+    parameters: {
+      query?: {
+        /** @description The nextCursor of the previous page. */
+        cursor?: string;
+        /** @description Items per page, 1..1000 (default 50). */
+        limit?: number;
+      };
+      header?: never;
+      path: {
+        key: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            items: {
+              /** @description Call activities: the instance they started. */
+              calledProcessInstanceKey?: string;
+              elementId: string;
+              elementInstanceKey: string;
+              /** @description The BPMN element type as the model compiler names it, e.g. serviceTask, exclusiveGateway, callActivity. */
+              elementType: string;
+              endedAt: string | null;
+              /** @description The element instance of the enclosing subprocess (or multi-instance body), or the process instance key. */
+              flowScopeKey: string;
+              startedAt: string;
+              /**
+               * @description ACTIVE: alive; COMPLETED: left normally; TERMINATED: ended by a cancel or an interrupting event; INCIDENT: stuck on an incident.
+               * @enum {string}
+               */
+              state: 'ACTIVE' | 'COMPLETED' | 'TERMINATED' | 'INCIDENT';
+            }[];
+            nextCursor: string | null;
+          };
+        };
+      };
+      /** @description Invalid input; `errors` lists each failing field. Every string refuses NUL and lone UTF-16 surrogates; variables nest at most 64 levels; ids are at most 255 characters (the limits: docs/api.md). */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Missing, unknown, retired or expired credential; `WWW-Authenticate` names the ways to send one. */
+      401: {
+        headers: {
+          /** @description The ways to authenticate (RFC 9110 §11.6.1), e.g. `Bearer realm="orca", ApiKey realm="orca", header="X-API-Key"`. */
+          'WWW-Authenticate'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Not found (or not yours). */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Rate limited; retry after `Retry-After` seconds. */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying. */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  getProcessInstancesByKeyStatistics: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        key: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            elements: {
+              /** @description Element instances alive, not stuck on an incident. */
+              active: number;
+              /** @description Element instances terminated (ELEMENT_TERMINATED), e.g. by a cancel, an interrupting event or a boundary. */
+              canceled: number;
+              completed: number;
+              elementId: string;
+              /** @description Element instances stuck on an incident (closing the incident record does not change this: the instance stays INCIDENT). */
+              incidents: number;
+            }[];
+            processInstanceKey: string;
+            sequenceFlows: {
+              elementId: string;
+              /** @description Times the flow was taken. */
+              taken: number;
+            }[];
+          };
+        };
+      };
+      /** @description Invalid input; `errors` lists each failing field. Every string refuses NUL and lone UTF-16 surrogates; variables nest at most 64 levels; ids are at most 255 characters (the limits: docs/api.md). */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Missing, unknown, retired or expired credential; `WWW-Authenticate` names the ways to send one. */
+      401: {
+        headers: {
+          /** @description The ways to authenticate (RFC 9110 §11.6.1), e.g. `Bearer realm="orca", ApiKey realm="orca", header="X-API-Key"`. */
+          'WWW-Authenticate'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Not found (or not yours). */
+      404: {
         headers: {
           [name: string]: unknown;
         };

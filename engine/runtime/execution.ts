@@ -148,7 +148,7 @@ export class Execution {
 
   private activate(node: FlowNode, arrival: QueuedArrival): void {
     const ei: ElementInstance = { key: this.nextKey(), elementId: node.id, scopeKey: arrival.scopeKey };
-    this.record('ELEMENT_ACTIVATED', { elementId: node.id, elementType: node.type, elementInstanceKey: ei.key });
+    this.recordActivated(node, ei);
     if (node.loop !== undefined && arrival.loopIndex === undefined) {
       // The multi-instance body: boundary events belong to it, io mappings to each inner instance.
       if (node.boundaryEvents.length > 0 && !subscribeBoundaries(this, ei, node)) return;
@@ -167,6 +167,20 @@ export class Execution {
     if (node.inputs.length > 0 && !applyInputs(this, ei, node)) return;
     if (arrival.loopIndex === undefined && node.boundaryEvents.length > 0 && !subscribeBoundaries(this, ei, node)) return;
     processorFor(node).activate(this, ei, node, arrival);
+  }
+
+  /**
+   * The element history (GET …/history) needs each element instance's flow
+   * scope; only scopes other than the process are written, so the records
+   * of a flat process carry nothing extra.
+   */
+  private recordActivated(node: FlowNode, ei: ElementInstance): void {
+    this.record(
+      'ELEMENT_ACTIVATED',
+      ei.scopeKey === this.instance.key
+        ? { elementId: node.id, elementType: node.type, elementInstanceKey: ei.key }
+        : { elementId: node.id, elementType: node.type, elementInstanceKey: ei.key, detail: { flowScopeKey: ei.scopeKey } },
+    );
   }
 
   /** Gateways that join inclusively fire once no token can still reach them; checked when the agenda is empty. */
@@ -213,7 +227,7 @@ export class Execution {
   private stopOverBudget(arrival: QueuedArrival): void {
     const node = this.model.elements[arrival.elementId];
     const ei: ElementInstance = { key: this.nextKey(), elementId: node.id, scopeKey: arrival.scopeKey };
-    this.record('ELEMENT_ACTIVATED', { elementId: node.id, elementType: node.type, elementInstanceKey: ei.key });
+    this.recordActivated(node, ei);
     raiseIncident(
       this,
       ei,

@@ -4,6 +4,7 @@
 // commit are joined into the statement's one jsonb parameter. No query
 // builder runs on the write path: JSON.stringify is the only per-row work.
 import type { Batch, SealedBatch } from './batch-types.ts';
+import { statsDeltas } from './element-stats.ts';
 import { encodeRecord, type StoredRecord } from './history-records.ts';
 
 export function sealBatch(batch: Batch): SealedBatch {
@@ -118,6 +119,7 @@ function addBatch(batch: Batch, put: (name: string, items: unknown[]) => void): 
       k: i.key,
       a: i.account,
       ik: i.instanceKey,
+      b: i.bpmnProcessId,
       el: i.elementId,
       ek: i.elementInstanceKey,
       jk: i.jobKey ?? null,
@@ -134,6 +136,8 @@ function addBatch(batch: Batch, put: (name: string, items: unknown[]) => void): 
     else row.r.push(encodeRecord(w.record));
   }
   put('h', [...history.values()]);
+  // The definition statistics' deltas: one row per (process version, element) of the batch.
+  put('s', statsDeltas(batch));
   // An absent or null result is stored as jsonb null (coalesce below), not
   // SQL NULL: "applied, answered nothing" is still applied.
   put(

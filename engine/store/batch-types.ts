@@ -49,6 +49,8 @@ export interface IncidentWrite {
   key: string;
   account: string;
   instanceKey: string;
+  /** The instance's process. */
+  bpmnProcessId: string;
   elementId: string;
   elementInstanceKey: string;
   jobKey?: string | null;

@@ -123,10 +123,10 @@ timer_del as (
                            where x.p in (select id from ok)))
 ),
 incident_ins as (
-  insert into incidents (key, account, partition, instance_key, element_id, element_instance_key, job_key, type, message, created_at)
-  select x.k, x.a, x.p, x.ik, x.el, x.ek, x.jk, x.ty, x.m, coalesce(x.c, now())
+  insert into incidents (key, account, partition, instance_key, bpmn_process_id, element_id, element_instance_key, job_key, type, message, created_at)
+  select x.k, x.a, x.p, x.ik, x.b, x.el, x.ek, x.jk, x.ty, x.m, coalesce(x.c, now())
   from jsonb_to_recordset($1::jsonb->'x')
-       as x(p int, k int8, a text, ik int8, el text, ek int8, jk int8, ty text, m text, c timestamptz)
+       as x(p int, k int8, a text, ik int8, b text, el text, ek int8, jk int8, ty text, m text, c timestamptz)
   where x.p in (select id from ok)
   on conflict (key) do nothing
 ),
@@ -138,6 +138,16 @@ hist as (
          x.r
   from jsonb_to_recordset($1::jsonb->'h') as x(p int, a text, k int8, r jsonb)
   where x.p in (select id from ok)
+),
+stats as (
+  insert into element_stats as t (account, bpmn_process_id, version, element_id, partition, active, incidents, completed, canceled)
+  select x.a, x.b, x.v, x.el, x.p, sum(x.da), sum(x.di), sum(x.dc), sum(x.dx)
+  from jsonb_to_recordset($1::jsonb->'s') as x(p int, a text, b text, v int, el text, da int8, di int8, dc int8, dx int8)
+  where x.p in (select id from ok)
+  group by x.a, x.b, x.v, x.el, x.p
+  on conflict (account, bpmn_process_id, version, element_id, partition) do update set
+    active = t.active + excluded.active, incidents = t.incidents + excluded.incidents,
+    completed = t.completed + excluded.completed, canceled = t.canceled + excluded.canceled
 ),
 cmd as (
   insert into commands (partition, command_key, result)

@@ -15,6 +15,7 @@ export type IncidentRecord = Omit<typeof incidents.$inferSelect, 'partition'>;
 export interface IncidentFilter extends PageRequest {
   state?: 'OPEN' | 'RESOLVED';
   instanceKey?: string;
+  bpmnProcessId?: string;
 }
 
 export type ResolveOutcome = { status: 'resolved'; incident: IncidentRecord } | { status: 'already-resolved'; incident: IncidentRecord };
@@ -23,6 +24,7 @@ const columns = {
   key: incidents.key,
   account: incidents.account,
   instanceKey: incidents.instanceKey,
+  bpmnProcessId: incidents.bpmnProcessId,
   elementId: incidents.elementId,
   elementInstanceKey: incidents.elementInstanceKey,
   jobKey: incidents.jobKey,
@@ -43,6 +45,7 @@ export function incidentsRepository(db: Db) {
       if (!isKey(filter.instanceKey)) return { items: [], nextCursor: null };
       conditions.push(eq(incidents.instanceKey, filter.instanceKey));
     }
+    if (filter.bpmnProcessId !== undefined) conditions.push(eq(incidents.bpmnProcessId, filter.bpmnProcessId));
     if (filter.cursor) conditions.push(gt(incidents.key, decodeCursor(filter.cursor, isKey)));
     const fetched = await db
       .select(columns)

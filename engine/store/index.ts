@@ -18,6 +18,7 @@ import { leasesRepository } from './leases-repository.ts';
 import { ledgerRepository } from './ledger-repository.ts';
 import { mailOutboxRepository } from './mail-outbox-repository.ts';
 import { requestKeysRepository } from './request-keys-repository.ts';
+import { statisticsRepository } from './statistics-repository.ts';
 import { timersRepository } from './timers-repository.ts';
 
 /** `writer` carries the batch commits (Database.writer); by default `db` does. */
@@ -34,6 +35,7 @@ export function createStore(db: Db, writer: Db = db) {
     timers: timersRepository(db),
     incidents: incidentsRepository(db),
     history: historyRepository(db),
+    statistics: statisticsRepository(db),
     commands: commandsRepository(db),
     requestKeys: requestKeysRepository(db),
     leases: leasesRepository(db),
@@ -71,6 +73,7 @@ export * from './mail-outbox-repository.ts';
 export * from './migrate.ts';
 export * from './request-keys-repository.ts';
 export * from './runtime-rows.ts';
+export * from './statistics-repository.ts';
 export * from './tasks-repository.ts';
 export * from './timers-repository.ts';
 export * as schema from './schema.ts';

@@ -39,16 +39,16 @@ afterAll(() => testDb.cleanup());
 const keys = (page: { items: { key: string }[] }) => page.items.map((i) => i.key);
 
 describe('listInstances', () => {
-  it('lists an account by key, without other accounts', async () => {
-    expect(keys(await repo.listInstances('acme'))).toEqual([1, 2, 3, 4, 5].map((n) => keyOf(1, n)));
+  it('lists an account newest first (one start time here, so by key descending), without other accounts', async () => {
+    expect(keys(await repo.listInstances('acme'))).toEqual([5, 4, 3, 2, 1].map((n) => keyOf(1, n)));
     expect(keys(await repo.listInstances('other'))).toEqual([keyOf(1, 6)]);
     expect(keys(await repo.listInstances('nobody'))).toEqual([]);
   });
 
   it('filters by state and by process', async () => {
     expect(keys(await repo.listInstances('acme', { state: 'INCIDENT' }))).toEqual([keyOf(1, 3)]);
-    expect(keys(await repo.listInstances('acme', { state: 'ACTIVE' }))).toEqual([keyOf(1, 1), keyOf(1, 2), keyOf(1, 5)]);
-    expect(keys(await repo.listInstances('acme', { bpmnProcessId: 'invoice' }))).toEqual([keyOf(1, 4), keyOf(1, 5)]);
+    expect(keys(await repo.listInstances('acme', { state: 'ACTIVE' }))).toEqual([keyOf(1, 5), keyOf(1, 2), keyOf(1, 1)]);
+    expect(keys(await repo.listInstances('acme', { bpmnProcessId: 'invoice' }))).toEqual([keyOf(1, 5), keyOf(1, 4)]);
     expect(keys(await repo.listInstances('acme', { bpmnProcessId: 'invoice', state: 'COMPLETED' }))).toEqual([keyOf(1, 4)]);
   });
 
@@ -59,8 +59,8 @@ describe('listInstances', () => {
   });
 
   it('matches a numeric-looking value as the number and as the string', async () => {
-    expect(keys(await repo.listInstances('acme', { variable: { name: 'total', value: '42' } }))).toEqual([keyOf(1, 1), keyOf(1, 3)]);
-    expect(keys(await repo.listInstances('acme', { variable: { name: 'total', value: '42.0' } }))).toEqual([keyOf(1, 1), keyOf(1, 3)]);
+    expect(keys(await repo.listInstances('acme', { variable: { name: 'total', value: '42' } }))).toEqual([keyOf(1, 3), keyOf(1, 1)]);
+    expect(keys(await repo.listInstances('acme', { variable: { name: 'total', value: '42.0' } }))).toEqual([keyOf(1, 3), keyOf(1, 1)]);
     expect(keys(await repo.listInstances('acme', { variable: { name: 'orderId', value: '42' } }))).toEqual([keyOf(1, 2)]);
     expect(keys(await repo.listInstances('acme', { variable: { name: 'big', value: '1000000000000000000000' } }))).toEqual([keyOf(1, 5)]);
   });
@@ -107,11 +107,11 @@ describe('listInstances', () => {
       pages++;
     } while (cursor);
     expect(pages).toBe(3);
-    expect(seen).toEqual([1, 2, 3, 4, 5].map((n) => keyOf(1, n)));
+    expect(seen).toEqual([5, 4, 3, 2, 1].map((n) => keyOf(1, n)));
 
     const filtered = await repo.listInstances('acme', { state: 'ACTIVE', limit: 2 });
-    expect(keys(filtered)).toEqual([keyOf(1, 1), keyOf(1, 2)]);
-    expect(keys(await repo.listInstances('acme', { state: 'ACTIVE', limit: 2, cursor: filtered.nextCursor }))).toEqual([keyOf(1, 5)]);
+    expect(keys(filtered)).toEqual([keyOf(1, 5), keyOf(1, 2)]);
+    expect(keys(await repo.listInstances('acme', { state: 'ACTIVE', limit: 2, cursor: filtered.nextCursor }))).toEqual([keyOf(1, 1)]);
   });
 
   it('rejects a forged cursor', async () => {

@@ -1,9 +1,11 @@
 // Reads of process instances: single lookups and filtered, cursor-paged lists
 // for the API and console (DESIGN §4 "lists, console"), and the partition
-// load a new leader does at takeover. Lists order by key and page with
-// `key > cursor`, which the (account, …, key) indexes serve directly;
-// `filter.variable` is a jsonb containment test served by the GIN index.
-import { and, asc, eq, gt, inArray, or, sql, type SQL } from 'drizzle-orm';
+// load a new leader does at takeover. Lists run newest first by (created_at,
+// key) and page with `(created_at, key) < cursor`, which the (account, …,
+// created_at, key) indexes serve directly (keys alone are not in start
+// order: the partition is their top bits); `filter.variable` is a jsonb
+// containment test served by the GIN index.
+import { and, asc, desc, eq, gt, gte, inArray, lt, or, sql, type SQL } from 'drizzle-orm';
 import type { InstanceState, ProcessInstance, Variables } from '../runtime/types.ts';
 import { clampLimit, decodeCursor, isKey, toPage, type Page, type PageRequest } from './cursor.ts';
 import type { Db } from './db.ts';
@@ -35,8 +37,17 @@ export interface InstanceRecord extends InstanceSummary {
 export interface InstanceFilter extends PageRequest {
   state?: InstanceState;
   bpmnProcessId?: string;
+  /** Only with bpmnProcessId. */
+  version?: number;
   /** `filter.variable=<name>:<value>`: the value as typed (see variableMatches). */
   variable?: { name: string; value: string };
+  /** Started at or after / before (exclusive). */
+  startedAfter?: Date;
+  startedBefore?: Date;
+  /** Ended at or after / before (exclusive); either leaves running instances out. */
+  endedAfter?: Date;
+  endedBefore?: Date;
+  parentKey?: string;
 }
 
 export interface PartitionInstance {
@@ -106,21 +117,38 @@ export function instancesRepository(db: Db) {
       conditions.push(eq(instances.state, filter.state));
     }
     if (filter.bpmnProcessId !== undefined) conditions.push(eq(instances.bpmnProcessId, filter.bpmnProcessId));
+    if (filter.version !== undefined) conditions.push(eq(instances.version, filter.version));
     if (filter.variable !== undefined) {
       const { name, value } = filter.variable;
       conditions.push(or(...variableMatches(name, value).map((doc) => sql`${instances.variables} @> ${doc}::jsonb`)));
     }
-    if (filter.cursor) conditions.push(gt(instances.key, decodeCursor(filter.cursor, isKey)));
+    if (filter.startedAfter !== undefined) conditions.push(gte(instances.createdAt, filter.startedAfter));
+    if (filter.startedBefore !== undefined) conditions.push(lt(instances.createdAt, filter.startedBefore));
+    if (filter.endedAfter !== undefined) conditions.push(gte(instances.endedAt, filter.endedAfter));
+    if (filter.endedBefore !== undefined) {
+      // Implied (nothing ends before it starts), and it lets the newest-first
+      // scan begin at that instant instead of filtering everything after it.
+      conditions.push(lt(instances.endedAt, filter.endedBefore), lt(instances.createdAt, filter.endedBefore));
+    }
+    if (filter.parentKey !== undefined) {
+      if (!isKey(filter.parentKey)) return { items: [], nextCursor: null };
+      conditions.push(eq(instances.parentKey, filter.parentKey));
+    }
+    if (filter.cursor) {
+      const { at, key } = decodeListPosition(decodeCursor(filter.cursor, isListPosition));
+      // A row comparison, so the index range starts right after the cursor.
+      conditions.push(sql`(${instances.createdAt}, ${instances.key}) < (timestamptz 'epoch' + ${at}::int8 * interval '1 millisecond', ${key}::int8)`);
+    }
     const fetched = await db
       .select(summaryColumns)
       .from(instances)
       .where(and(...conditions))
-      .orderBy(asc(instances.key))
+      .orderBy(desc(instances.createdAt), desc(instances.key))
       .limit(limit + 1);
     return toPage(
       fetched,
       limit,
-      (r) => r.key,
+      (r) => `${r.createdAt.getTime()}:${r.key}`,
       (r) => r,
     );
   }
@@ -168,3 +196,17 @@ export function instancesRepository(db: Db) {
 }
 
 const LOAD_PAGE = 1000;
+
+// A list cursor's position: the last item's start (epoch ms; instances are
+// stamped in whole milliseconds) and key.
+const LIST_POSITION = /^(0|[1-9][0-9]{0,15}):(0|[1-9][0-9]{0,18})$/;
+
+function isListPosition(position: string): boolean {
+  const match = LIST_POSITION.exec(position);
+  return match !== null && isKey(match[2]);
+}
+
+function decodeListPosition(position: string): { at: string; key: string } {
+  const colon = position.indexOf(':');
+  return { at: position.slice(0, colon), key: position.slice(colon + 1) };
+}

@@ -4,6 +4,10 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { createTestDatabase } from './testing/database.ts';
 import { rows } from './db.ts';
 import { historyRepository } from './history-repository.ts';
+import { encodeRecord } from './history-records.ts';
+import { incidentsRepository } from './incidents-repository.ts';
+import { statisticsRepository } from './statistics-repository.ts';
+import { end, engineWith, flow, processXml, service, start } from '../runtime/testing.ts';
 
 const TABLES = [
   'access_tokens',
@@ -16,6 +20,7 @@ const TABLES = [
   'decisions',
   'definition_versions',
   'definitions',
+  'element_stats',
   'history',
   'incidents',
   'instances',
@@ -46,6 +51,8 @@ afterAll(() => testDb.cleanup());
 // Migrated by hand, file by file, to check an upgrade.
 const upgradeDb = createTestDatabase();
 afterAll(() => upgradeDb.cleanup());
+const statsUpgradeDb = createTestDatabase();
+afterAll(() => statsUpgradeDb.cleanup());
 
 describe('migrations', () => {
   it('apply concurrently from two handles on one fresh schema, and again idempotently', async () => {
@@ -99,6 +106,50 @@ describe('migrations', () => {
     const rest = await historyRepository(database.db).listHistory('acme', '42', { cursor: page.nextCursor! });
     expect(rest.items.map((h) => [h.position, h.record.elementId])).toEqual([[3, 'end']]);
     expect(rest.nextCursor).toBeNull();
+  });
+
+  it('0006 counts what was stored before it and gives old incidents their process', async () => {
+    const database = await statsUpgradeDb.open({ migrate: false });
+    const run = async (tag: string) => {
+      for (const statement of migrationStatements(tag)) await database.db.execute(sql.raw(statement));
+    };
+    await database.db.execute(sql.raw(`create schema if not exists "${statsUpgradeDb.schema}"`));
+    for (const tag of journal.entries.map((e) => e.tag).filter((t) => t < '0006')) await run(tag);
+    // Three instances as the engine left them: completed, stuck on an incident, still active.
+    const engine = engineWith(
+      processXml('order', start() + service('task', 'charge', '', '1') + end() + flow('f1', 'start', 'task') + flow('f2', 'task', 'end')),
+    );
+    const keys = [engine.start('order'), engine.start('order'), engine.start('order')];
+    engine.completeJob(engine.activate('charge', 1)[0].key);
+    engine.failJob(engine.activate('charge', 1)[0].key, 0, 'declined');
+    for (const key of keys) {
+      const doc = engine.instance(key)!;
+      await database.db.execute(
+        sql`insert into instances (key, account, partition, bpmn_process_id, version, state, document, variables)
+            values (${key}, 'acme', 1, 'order', 1, ${doc.state}, ${JSON.stringify(doc)}::jsonb, '{}'::jsonb)`,
+      );
+      await database.db.execute(
+        sql`insert into history (account, partition, instance_key, position, records)
+            values ('acme', 1, ${key}, 1, ${JSON.stringify(engine.history(key).map(encodeRecord))}::jsonb)`,
+      );
+      for (const incident of Object.values(doc.incidents)) {
+        await database.db.execute(
+          sql`insert into incidents (key, account, partition, instance_key, element_id, element_instance_key, type, message)
+              values (${incident.key}, 'acme', 1, ${key}, ${incident.elementId}, ${incident.elementInstanceKey}, ${incident.type}, ${incident.message})`,
+        );
+      }
+    }
+    await run('0006_reads_stats');
+    expect(await statisticsRepository(database.db).definitionStatistics('acme', 'order', 1)).toEqual({
+      elements: [
+        { elementId: 'end', active: 0, incidents: 0, completed: 1, canceled: 0 },
+        { elementId: 'start', active: 0, incidents: 0, completed: 3, canceled: 0 },
+        { elementId: 'task', active: 1, incidents: 1, completed: 1, canceled: 0 },
+      ],
+      instances: { active: 1, incidents: 1, completed: 1, canceled: 0 },
+    });
+    const incidents = await incidentsRepository(database.db).listIncidents('acme', { bpmnProcessId: 'order' });
+    expect(incidents.items).toHaveLength(1);
   });
 
   it.runIf(process.env.DATABASE_URL)('serialises on a session advisory lock that is released afterwards', async () => {

@@ -100,6 +100,7 @@ export function incidentRow(account: string, instance: ProcessInstance, incident
     key: incident.key,
     account,
     instanceKey: instance.key,
+    bpmnProcessId: instance.bpmnProcessId,
     elementId: incident.elementId,
     elementInstanceKey: incident.elementInstanceKey,
     jobKey: incident.jobKey ?? null,

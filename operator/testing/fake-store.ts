@@ -19,7 +19,7 @@ export interface StoredEvent {
   type: EventType;
   resource: ResourceType;
   object: KubeObject;
-  /** The object before a MODIFIED, so a selector watch can tell it entered or left the selection. */
+  /** What selectors read of the object before a MODIFIED (name, namespace, labels), so a watch can tell it entered or left its selection. */
   previous?: KubeObject;
 }
 
@@ -287,7 +287,10 @@ export class FakeStore {
     this.resourceVersion++;
     object.metadata.resourceVersion = String(this.resourceVersion);
     if (type !== 'DELETED') this.objects.set(key, object);
-    const event: StoredEvent = { resourceVersion: this.resourceVersion, type, resource, object: structuredClone(object), previous };
+    const selected = previous && {
+      metadata: { name: previous.metadata.name, namespace: previous.metadata.namespace, labels: structuredClone(previous.metadata.labels) },
+    };
+    const event: StoredEvent = { resourceVersion: this.resourceVersion, type, resource, object: structuredClone(object), previous: selected };
     this.history.push(event);
     if (this.history.length > this.historyLimit) this.historyStart = this.history.shift()!.resourceVersion;
     for (const listener of this.listeners) listener(event);

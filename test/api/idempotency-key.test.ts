@@ -141,6 +141,24 @@ describe('completing and failing jobs with an Idempotency-Key', () => {
     await instanceInState(api, apiKey, b.processInstanceKey, 'COMPLETED');
   });
 
+  it('a failure that leaves the job in hand keeps its key: the retry changes nothing, the key on completion is a 409', async () => {
+    // The job is the leader's own and still there: the key is found without the command log (results.ts).
+    await startInstance(api, apiKey, 'idem', { orderId: 'J-5' });
+    const job = await activateOne(api, apiKey, 'idem-work');
+    const fail = `/api/v1/jobs/${job.key}/fail`;
+    const retries = Number(job.retries) - 1;
+    expect((await keyedPost(api, apiKey, 'fail-kept', fail, { retries, errorMessage: 'try again' })).status).toBe(204);
+    expect((await keyedPost(api, apiKey, 'fail-kept', fail, { retries, errorMessage: 'try again' })).status).toBe(204);
+    const again = await activateOne(api, apiKey, 'idem-work');
+    expect(again.key).toBe(job.key);
+    expect(again.retries).toBe(retries);
+    const complete = `/api/v1/jobs/${job.key}/complete`;
+    expectProblem(await keyedPost(api, apiKey, 'fail-kept', complete, {}), 409, KEY_FIELD);
+    expectProblem(await keyedPost(api, apiKey, 'fail-kept', fail, { retries: 0, errorMessage: 'try again' }), 409, KEY_FIELD);
+    expect((await keyedPost(api, apiKey, 'complete-kept', complete, {})).status).toBe(204);
+    await instanceInState(api, apiKey, job.processInstanceKey as string, 'COMPLETED');
+  });
+
   it('replays a failure: one incident, and the first 404 of a job that was gone stays the answer', async () => {
     await startInstance(api, apiKey, 'idem', { orderId: 'J-4' });
     const job = await activateOne(api, apiKey, 'idem-work');

@@ -90,6 +90,25 @@ describe('OrcaClient', () => {
     expect(closed.state).toBe('RESOLVED');
     expect((await client.getInstance(second.processInstanceKey)).state).toBe('INCIDENT');
 
+    // The console's reads: statistics of the version and of one instance, its element history, and filters.
+    const stats = await client.getDefinitionStatistics('charge');
+    expect(stats).toMatchObject({ bpmnProcessId: 'charge', version: 1, instances: { completed: 1, incidents: 1 } });
+    expect(stats.elements.find((e) => e.elementId === 'task')).toMatchObject({ completed: 1, incidents: 1 });
+    expect((await client.getInstanceStatistics(second.processInstanceKey)).elements).toContainEqual({
+      elementId: 'task',
+      active: 0,
+      incidents: 1,
+      completed: 0,
+      canceled: 0,
+    });
+    const history = await client.getInstanceHistory(first.processInstanceKey, { limit: 2 });
+    expect(history.items.map((i) => `${i.elementId}:${i.state}`)).toEqual(['start:COMPLETED', 'task:COMPLETED']);
+    expect((await client.getInstanceHistory(first.processInstanceKey, { cursor: history.nextCursor! })).items.map((i) => i.elementId)).toEqual(['end']);
+    expect((await client.listInstances({ bpmnProcessId: 'charge', version: 1, endedAfter: '2000-01-01T00:00:00Z' })).items).toMatchObject([
+      { processInstanceKey: first.processInstanceKey },
+    ]);
+    expect((await client.listIncidents({ bpmnProcessId: 'charge' })).items).toHaveLength(1);
+
     const gone = await caught(client.completeJob(first.key));
     expect(gone).toMatchObject({ status: 404, code: 'NOT_FOUND', retryable: false });
   });

@@ -66,7 +66,7 @@ export class BatchBuilder {
         work.units.push(unit);
         const done = plain ? this.executor.execute(payload, work) : isolation.runUnit(entry.key, payload, work, entry.id);
         const reply = withOrigin(done instanceof Promise ? await done : done, payload);
-        results.record(work, entry.key, reply);
+        results.record(work, entry.key, payload, reply);
         if (!reply.ok) work.tally.reject(reply.code);
         work.replies.push({ commandKey: entry.key, result: reply, replyTo: entry.replyTo });
       }

@@ -4,6 +4,9 @@
 // only its job). Loaded at recovery; an instance not in memory is read on
 // demand and kept while it is active. Forgotten only once a batch that
 // ended it is published (publish.ts), and wholesale after any failure.
+// For the jobs this leader created itself it also knows every keyed
+// command applied to them, so a client's keyed completion of such a job
+// needs no command-log lookup (results.ts).
 import type { ProcessInstance } from '../../runtime/types.ts';
 import type { Store } from '../../store/index.ts';
 
@@ -13,9 +16,17 @@ export interface Hot {
   parentKey: string | null;
 }
 
+const NONE: readonly string[] = [];
+
 export class HotInstances {
   private readonly hot = new Map<string, Hot>();
   private readonly jobOwners = new Map<string, string>();
+  /**
+   * The keyed commands applied to each job this leader created (usually
+   * none). A job loaded from Postgres is not here: an earlier leader may
+   * have applied commands to it that only the command log remembers.
+   */
+  private readonly jobCommands = new Map<string, readonly string[]>();
 
   constructor(private readonly store: Store) {}
 
@@ -35,7 +46,10 @@ export class HotInstances {
 
   remember(account: string, instance: ProcessInstance, parentKey: string | null): void {
     this.hot.set(instance.key, { account, instance, parentKey });
-    for (const jobKey of Object.keys(instance.jobs)) this.jobOwners.set(jobKey, instance.key);
+    for (const jobKey of Object.keys(instance.jobs)) {
+      this.jobOwners.set(jobKey, instance.key);
+      this.jobCommands.delete(jobKey);
+    }
   }
 
   /** Keeps an instance a batch applied a command to (a new one, or one loaded but not kept). */
@@ -47,23 +61,42 @@ export class HotInstances {
   ownJob(jobKey: string, instanceKey: string): boolean {
     const existed = this.jobOwners.has(jobKey);
     this.jobOwners.set(jobKey, instanceKey);
+    if (!existed) this.jobCommands.set(jobKey, NONE);
     return existed;
   }
 
   dropJob(jobKey: string): void {
     this.jobOwners.delete(jobKey);
+    this.jobCommands.delete(jobKey);
+  }
+
+  /**
+   * Whether the keyed command `commandKey` on `jobKey` certainly was never
+   * applied: the job is one this leader created, is still there, and no
+   * command with that key was applied to it.
+   */
+  neverApplied(jobKey: string, commandKey: string): boolean {
+    const applied = this.jobCommands.get(jobKey);
+    return applied !== undefined && !applied.includes(commandKey);
+  }
+
+  /** Notes a keyed command applied to `jobKey` (one that failed it, or was refused, leaves the job in place). */
+  applied(jobKey: string, commandKey: string): void {
+    const applied = this.jobCommands.get(jobKey);
+    if (applied !== undefined) this.jobCommands.set(jobKey, [...applied, commandKey]);
   }
 
   forget(instanceKey: string): void {
     const hot = this.hot.get(instanceKey);
     if (hot === undefined) return;
-    for (const jobKey of Object.keys(hot.instance.jobs)) this.jobOwners.delete(jobKey);
+    for (const jobKey of Object.keys(hot.instance.jobs)) this.dropJob(jobKey);
     this.hot.delete(instanceKey);
   }
 
   clear(): void {
     this.hot.clear();
     this.jobOwners.clear();
+    this.jobCommands.clear();
   }
 
   /** The instance from memory, else from Postgres (kept when still active); undefined when missing or another account's. */

@@ -95,7 +95,7 @@ export class PartitionLeader {
       this.intake.wakeUp();
     });
     this.hot = new HotInstances(store);
-    this.results = new CommandResults(partition, epoch, store.commands);
+    this.results = new CommandResults(partition, epoch, store.commands, this.hot);
     const contexts = new Contexts(models, keys);
     const effects = new Effects(partition, this.hot, this.internal);
     const startTimers = new StartTimers(partition, models, contexts, this.wheel, keys, effects, log);

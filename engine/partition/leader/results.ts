@@ -4,11 +4,14 @@
 // committed (kept here until published) and in the command log; a command
 // found there is answered with its first result. Each applied command's
 // result goes into its batch's rows — one row each, except this process's
-// fresh local commands, whose results share one row per batch.
+// fresh local commands, whose results share one row per batch. A client's
+// keyed command on a job this leader created and still holds is looked up
+// nowhere: HotInstances knows every keyed command applied to such a job.
 import { streamIdIsAfter, type StreamEntry } from '../../queue/index.ts';
 import type { Store } from '../../store/index.ts';
 import type { CommandReply, EngineCommand } from '../commands.ts';
 import type { BatchWork } from './batch-work.ts';
+import type { HotInstances } from './hot-instances.ts';
 import type { LocalCommand } from './intake.ts';
 
 const NONE: ReadonlyMap<string, unknown> = new Map();
@@ -29,6 +32,7 @@ export class CommandResults {
     private readonly partition: number,
     private readonly epoch: number,
     private readonly commands: Store['commands'],
+    private readonly hot: HotInstances,
   ) {}
 
   /**
@@ -44,16 +48,21 @@ export class CommandResults {
     const lookUp: string[] = [];
     for (const entry of entries) {
       const payload = entry.payload as EngineCommand;
-      if ((payload.fresh && streamIdIsAfter(entry.id, this.replayUpTo)) || pending.has(entry.key)) continue;
+      if ((payload.fresh && streamIdIsAfter(entry.id, this.replayUpTo)) || pending.has(entry.key) || this.unapplied(entry.key, payload)) continue;
       lookUp.push(entry.key);
       if (payload.batchKey !== undefined) lookUp.push(payload.batchKey);
     }
     for (const command of local) {
-      if ((command.payload.fresh && !command.attempted) || pending.has(command.key)) continue;
+      if ((command.payload.fresh && !command.attempted) || pending.has(command.key) || this.unapplied(command.key, command.payload)) continue;
       lookUp.push(command.key);
       if (command.batchKey !== undefined) lookUp.push(command.batchKey);
     }
     return lookUp.length > 0 ? this.commands.findCommandResults(this.partition, lookUp) : NONE;
+  }
+
+  /** A job command that the hot jobs show was never applied (HotInstances.neverApplied). */
+  private unapplied(key: string, command: EngineCommand): boolean {
+    return (command.kind === 'completeJob' || command.kind === 'failJob') && this.hot.neverApplied(command.jobKey, key);
   }
 
   /** A command's first result, if it was applied before: in the command log (its own row or its batch's), or in a batch not yet committed. */
@@ -62,8 +71,9 @@ export class CommandResults {
   }
 
   /** Logs a stream command's result in its batch. */
-  record(work: BatchWork, key: string, reply: CommandReply): void {
+  record(work: BatchWork, key: string, command: EngineCommand, reply: CommandReply): void {
     this.pending.set(key, reply);
+    if (command.kind === 'completeJob' || command.kind === 'failJob') this.hot.applied(command.jobKey, key);
     work.batch.commands!.push({ key, result: reply });
   }
 
@@ -74,7 +84,7 @@ export class CommandResults {
       work.logged ??= { key: `@batch:${this.epoch}:${Date.now()}:${this.batchSeq++}`, results: {} };
       work.logged.results[command.key] = reply;
       command.batchKey = work.logged.key;
-    } else this.record(work, command.key, reply);
+    } else this.record(work, command.key, command.payload, reply);
   }
 
   /** The batch's shared row of fresh local results, once all are in. */

@@ -1,0 +1,162 @@
+// The task list in a real browser (Debian's Chromium through
+// playwright-core) against a real Orca on loopback: the queue and its
+// filters by "Your name", a task in its process context, Claim, Unclaim
+// and Assign, the "Variables (JSON)" editor refusing invalid JSON without
+// sending anything, and completion through GraphQL completeTask, free of
+// credits, with the keyboard alone. Every page is checked with axe-core
+// (WCAG 2 A/AA) and screenshotted to test-output/ui/; no page error or
+// console error.
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { apiFixture, type ApiFixture } from '../api/api-fixture.ts';
+import { balanceOf, instanceInState, mustDeploy, startInstance, userTaskProcess } from '../api/workflow-support.ts';
+import {
+  browserMissing,
+  diagramElement,
+  ensureUiBuilt,
+  expectAccessible,
+  expectNoProblems,
+  launchBrowser,
+  openPage,
+  openSignedIn,
+  type WatchedPage,
+} from './browser-support.ts';
+
+if (browserMissing) console.warn(browserMissing);
+
+describe.skipIf(browserMissing !== null)('the task list', () => {
+  let api: ApiFixture;
+  let browser: Browser;
+  let apiKey: string;
+  let account: string;
+  let watched: WatchedPage;
+  let page: Page;
+  const instances: string[] = [];
+
+  beforeAll(async () => {
+    ensureUiBuilt();
+    api = await apiFixture();
+    ({ apiKey, account } = await api.newAccount());
+    await mustDeploy(api, apiKey, userTaskProcess('approve'));
+    instances.push(await startInstance(api, apiKey, 'approve', { request: 'laptop', amount: 1200 }));
+    instances.push(await startInstance(api, apiKey, 'approve', { request: 'chair', amount: 150 }));
+    browser = await launchBrowser();
+    watched = await openPage(browser, api.baseUrl);
+    page = watched.page;
+  }, 240_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await api?.close();
+  }, 60_000);
+
+  async function taskIdOf(instanceKey: string): Promise<string> {
+    for (let attempt = 0; attempt < 200; attempt += 1) {
+      const res = await api.call('GET', '/api/v1/tasks', { apiKey, query: { 'filter.processInstanceKey': instanceKey } });
+      if (res.json.items.length > 0) return res.json.items[0].id as string;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    throw new Error(`no task for instance ${instanceKey}`);
+  }
+
+  // Sorted: the API lists tasks by key, and keys of different partitions do not follow creation order.
+  const rowsOfTable = async () => (await page.getByRole('table').getByRole('rowheader').allTextContents()).sort();
+
+  it('shows the queue by filter, and a task in its process context', async () => {
+    const [laptop, chair] = [await taskIdOf(instances[0]), await taskIdOf(instances[1])];
+    await openSignedIn(page, '/tasklist/', apiKey);
+    await page.getByRole('heading', { level: 1, name: 'Tasks' }).waitFor();
+    await expect.poll(rowsOfTable).toEqual([`review (${laptop})`, `review (${chair})`].sort());
+    await expectAccessible(page, 'tasklist-queue');
+
+    await page.getByLabel('Your name').fill('ada');
+    await page.getByLabel('Assigned to me').check();
+    await page.getByRole('status').filter({ hasText: 'No task here.' }).waitFor();
+    await page.getByLabel('Completed').check();
+    await page.getByRole('status').filter({ hasText: 'element history' }).waitFor();
+    await page.getByLabel('Unassigned').check();
+    await expect.poll(rowsOfTable).toEqual([`review (${laptop})`, `review (${chair})`].sort());
+
+    await page.getByRole('link', { name: `review (${laptop})` }).click();
+    await page.getByRole('heading', { level: 1, name: 'Task review' }).waitFor();
+    expect(new URL(page.url()).pathname).toBe(`/tasklist/tasks/${laptop}`);
+    await diagramElement(page, 'review', 'orca-active').waitFor();
+    await expect.poll(() => page.getByRole('region', { name: 'Variables' }).textContent()).toContain('"request": "laptop"');
+    await page.getByText('Completing here is free').waitFor();
+    await expectAccessible(page, 'tasklist-task');
+    expectNoProblems(watched);
+  });
+
+  it('claims, unclaims and assigns, and the queue follows', async () => {
+    const laptop = await taskIdOf(instances[0]);
+    await openSignedIn(page, `/tasklist/tasks/${laptop}`, apiKey);
+    await page.getByLabel('Your name').fill('ada');
+    await page.getByRole('button', { name: 'Claim', exact: true }).click();
+    await page.getByRole('status').filter({ hasText: 'You (ada) claimed this task.' }).waitFor();
+    await expect.poll(() => page.getByTestId('assignee').textContent()).toBe('ada');
+    expect((await api.call('GET', `/api/v1/tasks/${laptop}`, { apiKey })).json.assignee).toBe('ada');
+
+    await page.goto('/tasklist/?filter=mine');
+    await expect.poll(rowsOfTable).toEqual([`review (${laptop})`]);
+    await page.goto('/tasklist/?filter=unassigned');
+    await expect.poll(rowsOfTable).toHaveLength(1);
+
+    await page.goto(`/tasklist/tasks/${laptop}`);
+    await page.getByRole('button', { name: 'Unclaim' }).click();
+    await page.getByRole('status').filter({ hasText: 'back in the pool' }).waitFor();
+    expect((await api.call('GET', `/api/v1/tasks/${laptop}`, { apiKey })).json.assignee).toBeNull();
+
+    await page.getByLabel('Assignee', { exact: true }).fill('grace');
+    await page.getByRole('button', { name: 'Assign', exact: true }).click();
+    await page.getByRole('status').filter({ hasText: 'assigned to grace' }).waitFor();
+    expect((await api.call('GET', `/api/v1/tasks/${laptop}`, { apiKey })).json.assignee).toBe('grace');
+    expectNoProblems(watched);
+  });
+
+  it('refuses invalid JSON without sending it, then completes the task for free with the keyboard', async () => {
+    const chair = await taskIdOf(instances[1]);
+    await openSignedIn(page, `/tasklist/tasks/${chair}`, apiKey);
+    await page.getByRole('heading', { level: 1, name: 'Task review' }).waitFor();
+    const editor = page.getByLabel('Variables (JSON)');
+    await editor.fill('{"approved": tru');
+    await page.getByText('This is not valid JSON').waitFor();
+    expect(await editor.getAttribute('aria-invalid')).toBe('true');
+    await page.getByRole('button', { name: 'Complete', exact: true }).click();
+    await page.getByRole('alert').filter({ hasText: 'Nothing was sent' }).waitFor();
+    await expectAccessible(page, 'tasklist-task-invalid-json');
+    await editor.fill('[1, 2]');
+    await page.getByText('must be a JSON object').waitFor();
+    expect((await api.call('GET', `/api/v1/tasks/${chair}`, { apiKey })).status).toBe(200);
+
+    const balance = await balanceOf(api, account);
+    // Keyboard only: focus the editor, type, tab to Claim's form's buttons… and press Complete with Enter.
+    await editor.fill('');
+    await editor.focus();
+    await page.keyboard.type('{"approved": true, "by": "ada"}');
+    expect(await editor.getAttribute('aria-invalid')).toBe('false');
+    const complete = page.getByRole('button', { name: 'Complete', exact: true });
+    await complete.focus();
+    await page.keyboard.press('Enter');
+    await page.getByRole('heading', { level: 1, name: `Task ${chair} completed` }).waitFor();
+    const done = await instanceInState(api, apiKey, instances[1], 'COMPLETED');
+    expect(done.variables).toMatchObject({ request: 'chair', approved: true, by: 'ada' });
+    expect(await balanceOf(api, account)).toBe(balance);
+    await expectAccessible(page, 'tasklist-task-completed');
+
+    await page.getByRole('link', { name: 'Back to the tasks' }).click();
+    await page.getByLabel('All open').check();
+    await expect.poll(rowsOfTable).toEqual([`review (${await taskIdOf(instances[0])})`]);
+    expectNoProblems(watched);
+  });
+
+  it('says clearly when a task is gone or its id is nonsense', async () => {
+    await openSignedIn(page, '/tasklist/tasks/2251799813685249', apiKey);
+    await page.getByRole('alert').filter({ hasText: 'not found' }).waitFor();
+    await expectAccessible(page, 'tasklist-task-not-found');
+    await page.goto('/tasklist/tasks/not-a-task');
+    await page.getByRole('alert').filter({ hasText: 'params.id' }).waitFor();
+    await page.goto('/tasklist/nowhere');
+    await page.getByRole('heading', { level: 1, name: 'Page not found' }).waitFor();
+    expectNoProblems(watched, [400, 404]);
+  });
+});

@@ -1,0 +1,81 @@
+// /console/: the account's process definitions, each with its latest
+// version and its instances by state (the version's statistics), refreshed
+// while open.
+import { html } from 'htm/preact';
+import { api } from '../shared/api.ts';
+import { href, Link } from '../shared/router.ts';
+import { ErrorNote, Loading } from '../shared/shell.ts';
+import { PagerNav, usePager, useTitle } from '../shared/page.ts';
+import { usePoll } from '../shared/poll.ts';
+import type { DefinitionStatistics, DefinitionSummary, Page } from '../shared/types.ts';
+
+interface Row extends DefinitionSummary {
+  counts: { active: number; incidents: number } | null;
+}
+
+export function instanceCounts(stats: DefinitionStatistics | null): DefinitionStatistics['instances'] | null {
+  return stats?.instances ?? null;
+}
+
+export function DefinitionsPage() {
+  useTitle('Process definitions', 'console');
+  const pager = usePager([]);
+  const polled = usePoll(async () => {
+    const page = await api<Page<DefinitionSummary>>('/api/v1/process-definitions', { query: { limit: 50, cursor: pager.cursor } });
+    const rows: Row[] = await Promise.all(
+      page.items.map(async (item) => {
+        const stats = await api<DefinitionStatistics>(`/api/v1/process-definitions/${encodeURIComponent(item.bpmnProcessId)}/statistics`).catch(() => null);
+        return { ...item, counts: instanceCounts(stats) };
+      }),
+    );
+    return { rows, nextCursor: page.nextCursor };
+  }, [pager.cursor]);
+
+  return html`<h1>Process definitions</h1>
+    <${ErrorNote} message=${polled.error} />
+    ${polled.loading && !polled.data ? html`<${Loading} />` : null}
+    ${
+      polled.data && polled.data.rows.length === 0
+        ? html`<p>No process is deployed yet. Deploy a BPMN model with <code>orca deploy</code> or <code>POST /api/v1/process-definitions</code>.</p>`
+        : null
+    }
+    ${
+      polled.data && polled.data.rows.length > 0
+        ? html`<table>
+              <caption>
+                Deployed processes; instance counts are those of the latest version
+              </caption>
+              <thead>
+                <tr>
+                  <th scope="col">Process</th>
+                  <th scope="col">Latest version</th>
+                  <th scope="col">Deployed</th>
+                  <th scope="col">Active instances</th>
+                  <th scope="col">Instances in incident</th>
+                </tr>
+              </thead>
+              <tbody>
+                ${polled.data.rows.map(
+                  (row) =>
+                    html`<tr>
+                      <th scope="row"><${Link} to=${href(`definitions/${encodeURIComponent(row.bpmnProcessId)}`)}>${row.bpmnProcessId}<//></th>
+                      <td>${row.latestVersion}</td>
+                      <td>${new Date(row.deployedAt).toLocaleString()}</td>
+                      <td>
+                        ${row.counts ? html`<${Link} to=${href('instances', { process: row.bpmnProcessId, state: 'ACTIVE' })}>${row.counts.active}<//>` : '—'}
+                      </td>
+                      <td>
+                        ${
+                          row.counts
+                            ? html`<${Link} to=${href('instances', { process: row.bpmnProcessId, state: 'INCIDENT' })}>${row.counts.incidents}<//>`
+                            : '—'
+                        }
+                      </td>
+                    </tr>`,
+                )}
+              </tbody>
+            </table>
+            <${PagerNav} pager=${pager} nextCursor=${polled.data.nextCursor} label="Process definition pages" />`
+        : null
+    }`;
+}
