@@ -95,7 +95,8 @@ export function operatorWorld(): OperatorWorld {
   };
 
   beforeAll(async () => {
-    world.kube = await startFakeApiServer();
+    // HTTPS, as a cluster serves it (kubectl sends no token over plain HTTP).
+    world.kube = await startFakeApiServer({ tls: true });
     world.orca = await apiFixture();
     world.apiKey = (await world.orca.newAccount()).apiKey;
     world.kube.create({
