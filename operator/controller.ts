@@ -8,7 +8,7 @@
 import { createHash } from 'node:crypto';
 import { OrcaClient } from '../client/index.ts';
 import { eventRecorder } from './events.ts';
-import type { KubeApi, KubeObject } from './kube/api-client.ts';
+import type { KubeApi, KubeApiError, KubeObject } from './kube/api-client.ts';
 import { backoff } from './kube/backoff.ts';
 import { createInformer, objectKey, type Informer } from './kube/informer.ts';
 import type { OperatorLog } from './log.ts';
@@ -167,7 +167,8 @@ export function createController(options: ControllerOptions): Controller {
       }
     } catch (error) {
       log('warn', { key, err: error instanceof Error ? error.message : String(error) }, 'reconcile failed; retrying with backoff');
-      queue.addRateLimited(key);
+      // The API server's Retry-After (429) is a floor under the backoff.
+      queue.addRateLimited(key, ((error as KubeApiError).retryAfterSeconds ?? 0) * 1000);
       metrics.reconciles.inc({ result: 'error' });
     } finally {
       end();

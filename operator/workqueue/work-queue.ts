@@ -8,8 +8,8 @@ import type { RateLimiter } from './rate-limiter.ts';
 export interface WorkQueue {
   add(key: string): void;
   addAfter(key: string, delayMs: number): void;
-  /** Adds after the rate limiter's delay for this key (a failure or a requeue). */
-  addRateLimited(key: string): void;
+  /** Adds after the rate limiter's delay for this key (a failure or a requeue), at least `floorMs` (a server's Retry-After). */
+  addRateLimited(key: string, floorMs?: number): void;
   /** The key succeeded: reset its backoff. */
   forget(key: string): void;
   /** The next key to process; undefined once shut down. */
@@ -66,7 +66,7 @@ export function createWorkQueue(limiter: RateLimiter, onDepth?: (depth: number) 
   return {
     add,
     addAfter,
-    addRateLimited: (key) => addAfter(key, limiter.when(key)),
+    addRateLimited: (key, floorMs = 0) => addAfter(key, Math.max(floorMs, limiter.when(key))),
     forget: (key) => limiter.forget(key),
     get() {
       if (shuttingDown) return Promise.resolve(undefined);
