@@ -159,7 +159,8 @@ export function createController(options: ControllerOptions): Controller {
         queue.forget(key);
         metrics.reconciles.inc({ result: 'success' });
       } else if (result.requeue === 'after') {
-        queue.addAfter(key, result.ms);
+        // Orca's Retry-After, and never sooner than the key's own backoff.
+        queue.addRateLimited(key, result.ms);
         metrics.reconciles.inc({ result: 'requeue' });
       } else {
         queue.addRateLimited(key);
