@@ -36,6 +36,7 @@ COPY cli ./cli
 COPY client ./client
 COPY api ./api
 COPY engine ./engine
+COPY operator ./operator
 USER 10001:10001
 EXPOSE 8080
 # node itself is PID 1, so SIGTERM reaches orca and shuts it down gracefully (npm start would not pass it on).

@@ -64,6 +64,21 @@ export const appConfigSchema = z.object({
     })
     .prefault({}),
   engine: engineConfigSchema.prefault({}),
+  /** The Kubernetes operator, `orca operator` (docs/operator.md); its port is http.port. */
+  operator: z
+    .object({
+      /** The Orca API it deploys to (required by `orca operator` only). */
+      orcaUrl: z.preprocess(blankAsUnset, z.url({ protocol: /^https?$/ }).optional()),
+      /** Watch only this namespace; unset: all of them. */
+      watchNamespace: z.preprocess(blankAsUnset, z.string().min(1).max(63).optional()),
+      /** Namespace of the Lease `orca-operator`; unset: the watch namespace, else `default`. */
+      leaseNamespace: z.preprocess(blankAsUnset, z.string().min(1).max(63).optional()),
+      /** This replica's name in the Lease; unset: host name and process id. */
+      identity: z.preprocess(blankAsUnset, z.string().min(1).max(253).optional()),
+      /** Every resource is reconciled again this often (seconds); a resync deploys nothing unless something changed. */
+      resyncSeconds: z.preprocess(blankAsUnset, z.coerce.number().int().min(1).max(86_400).default(300)),
+    })
+    .prefault({}),
 });
 
 export type AppConfig = z.output<typeof appConfigSchema>;

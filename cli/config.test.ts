@@ -38,6 +38,11 @@ describe('loadConfig', () => {
       ORCA_RATE_LIMIT_PER_SECOND: '5',
       ORCA_RATE_LIMIT_BURST: '10',
       ORCA_METRICS: 'off',
+      ORCA_URL: 'http://orca-api.orca:8080',
+      ORCA_OPERATOR_WATCH_NAMESPACE: 'models',
+      ORCA_OPERATOR_LEASE_NAMESPACE: 'orca',
+      ORCA_OPERATOR_IDENTITY: 'orca-operator-7d9f',
+      ORCA_OPERATOR_RESYNC_SECONDS: '60',
     } satisfies Record<EnvironmentVariable, string>);
     expect(loaded).toMatchObject({
       ok: true,
@@ -46,6 +51,7 @@ describe('loadConfig', () => {
         mail: { smtpUrl: 'smtp://mail:25' },
         rateLimit: { perSecond: 5, burst: 10 },
         metrics: { enabled: false },
+        operator: { orcaUrl: 'http://orca-api.orca:8080', watchNamespace: 'models', leaseNamespace: 'orca', identity: 'orca-operator-7d9f', resyncSeconds: 60 },
         engine: {
           databaseUrl: 'postgres://db/orca',
           redisUrl: 'rediss://cache:6380',
@@ -77,6 +83,8 @@ describe('loadConfig', () => {
       ORCA_ROLE: 'worker',
       ORCA_REDIS_PREFIX: 'a{b}',
       PORT: '70000',
+      ORCA_URL: 'ftp://orca',
+      ORCA_OPERATOR_RESYNC_SECONDS: '0',
     });
     expect(loaded.ok).toBe(false);
     if (loaded.ok) return;
@@ -88,9 +96,11 @@ describe('loadConfig', () => {
         expect.stringMatching(/^ORCA_ROLE: /),
         expect.stringMatching(/^ORCA_REDIS_PREFIX: must be at most 100 characters without "\{", "\}" or whitespace/),
         expect.stringMatching(/^PORT: /),
+        expect.stringMatching(/^ORCA_URL: /),
+        expect.stringMatching(/^ORCA_OPERATOR_RESYNC_SECONDS: /),
       ]),
     );
-    expect(loaded.errors).toHaveLength(6);
+    expect(loaded.errors).toHaveLength(8);
   });
 
   it('takes ORCA_METRICS on or off (default on), and names any other value', () => {

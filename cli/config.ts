@@ -25,6 +25,11 @@ export const ENVIRONMENT = {
   ORCA_RATE_LIMIT_PER_SECOND: ['rateLimit', 'perSecond'],
   ORCA_RATE_LIMIT_BURST: ['rateLimit', 'burst'],
   ORCA_METRICS: ['metrics', 'enabled'],
+  ORCA_URL: ['operator', 'orcaUrl'],
+  ORCA_OPERATOR_WATCH_NAMESPACE: ['operator', 'watchNamespace'],
+  ORCA_OPERATOR_LEASE_NAMESPACE: ['operator', 'leaseNamespace'],
+  ORCA_OPERATOR_IDENTITY: ['operator', 'identity'],
+  ORCA_OPERATOR_RESYNC_SECONDS: ['operator', 'resyncSeconds'],
 } as const satisfies Record<string, ConfigField>;
 
 export type EnvironmentVariable = keyof typeof ENVIRONMENT;

@@ -17,6 +17,10 @@ The service:
                                              embedded PGlite + in-process queues unless DATABASE_URL / REDIS_URL.
                                              \`orca start\` with these options (or none) does the same
 
+Kubernetes:
+  orca operator                              reconcile ProcessDefinition and DecisionDefinition resources into
+                                             deployments on ORCA_URL (docs/operator.md); probes and metrics on PORT
+
 Talking to a server (ORCA_URL, default http://localhost:8080, and ORCA_API_KEY; --url, --api-key override;
 --json prints the server's JSON; exit 0 ok, 1 refused, 2 usage, 3 no answer/unavailable, 4 bad credentials):
   orca deploy FILE...                        deploy BPMN and DMN files
@@ -52,6 +56,7 @@ const COMMANDS: Record<string, Run> = {
   incidents: async (argv) => (await import('./commands/incidents.ts')).runIncidents(argv),
   jobs: async (argv) => (await import('./commands/jobs.ts')).runJobs(argv),
   worker: async (argv) => (await import('./commands/worker.ts')).runWorker(argv),
+  operator: async (argv) => (await import('./commands/operator.ts')).runOperator(argv),
 };
 
 async function main(argv: string[]): Promise<number> {

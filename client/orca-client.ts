@@ -18,6 +18,7 @@ import type {
   ActivatedJob,
   CompleteJobRequest,
   CompleteTaskRequest,
+  Decision,
   DecisionDeployment,
   DecisionResult,
   DefinitionStatistics,
@@ -31,6 +32,7 @@ import type {
   InstancePage,
   InstanceState,
   InstanceStatistics,
+  ProcessDefinition,
   ProcessDefinitionPage,
   ProcessDeployment,
   Query,
@@ -135,7 +137,7 @@ export class OrcaClient {
   }
 
   /** One request: the answer's JSON (undefined for an empty answer), or an OrcaError. */
-  async #call<T>(method: 'GET' | 'POST' | 'PATCH', template: Path, call: Call = {}): Promise<T> {
+  async #call<T>(method: 'GET' | 'POST' | 'PATCH' | 'DELETE', template: Path, call: Call = {}): Promise<T> {
     let url = this.url + template.replace(/\{([^}]+)\}/g, (_, name: string) => encodeURIComponent(call.path?.[name] ?? ''));
     const query = Object.entries(call.query ?? {}).filter((entry): entry is [string, string | number | boolean] => entry[1] !== undefined);
     if (query.length > 0) url += `?${new URLSearchParams(query.map(([name, value]) => [name, String(value)]))}`;
@@ -177,6 +179,26 @@ export class OrcaClient {
 
   listProcessDefinitions(query: { limit?: number; cursor?: string } = {}): Promise<ProcessDefinitionPage> {
     return this.#call('GET', '/api/v1/process-definitions', { query });
+  }
+
+  /** One process: its latest version and every deployment with its checksum. */
+  getProcessDefinition(bpmnProcessId: string): Promise<ProcessDefinition> {
+    return this.#call('GET', '/api/v1/process-definitions/{bpmnProcessId}', { path: { bpmnProcessId } });
+  }
+
+  /** Extension: deletes every version of a process (409 while it has live instances). */
+  async deleteProcessDefinition(bpmnProcessId: string): Promise<void> {
+    await this.#call('DELETE', '/api/v1/process-definitions/{bpmnProcessId}', { path: { bpmnProcessId } });
+  }
+
+  /** One decision's latest version. */
+  getDecision(decisionId: string): Promise<Decision> {
+    return this.#call('GET', '/api/v1/decisions/{decisionId}', { path: { decisionId } });
+  }
+
+  /** Extension: deletes every version of a decision. */
+  async deleteDecision(decisionId: string): Promise<void> {
+    await this.#call('DELETE', '/api/v1/decisions/{decisionId}', { path: { decisionId } });
   }
 
   // ---- instances

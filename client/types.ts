@@ -24,6 +24,8 @@ export type InstanceStatistics = Ok<'getProcessInstancesByKeyStatistics', 200>;
 export type InstanceHistoryPage = Ok<'getProcessInstancesByKeyHistory', 200>;
 export type DefinitionStatistics = Ok<'getProcessDefinitionsByBpmnProcessIdStatistics', 200>;
 export type ProcessDefinitionPage = Ok<'getProcessDefinitions', 200>;
+export type ProcessDefinition = Ok<'getProcessDefinitionsByBpmnProcessId', 200>;
+export type Decision = Ok<'getDecisionsByDecisionId', 200>;
 
 export type IncidentPage = Ok<'getIncidents', 200>;
 export type Incident = IncidentPage['items'][number];

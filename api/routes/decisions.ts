@@ -136,4 +136,23 @@ export const register: RegisterRoutes = async (app, ctx) => {
     },
     async ({ params, body }, request) => evaluateDeployedDecision(ctx, request.account, params.decisionId, body.variables ?? {}),
   );
+
+  route(
+    app,
+    {
+      method: 'DELETE',
+      path: '/api/v1/decisions/:decisionId',
+      summary: 'Delete every version of a decision. Processes that call it then fail at their business-rule task, as with any unknown decision.',
+      tags: TAGS,
+      auth: 'apiKey',
+      params: decisionIdParams,
+      response: { status: 204, description: 'Deleted.' },
+      errors: [400, 401, 404],
+      extension: true,
+    },
+    async ({ params }, request, reply) => {
+      await ctx.engine.deleteDecision(request.account, params.decisionId);
+      return reply.code(204).send();
+    },
+  );
 };

@@ -183,4 +183,24 @@ export const register: RegisterRoutes = async (app, ctx) => {
       return stored.xml;
     },
   );
+
+  route(
+    app,
+    {
+      method: 'DELETE',
+      path: '/api/v1/process-definitions/:bpmnProcessId',
+      summary:
+        'Delete every version of a process, as Zeebe deletes a resource. Refused (409) while an instance of it is ACTIVE or INCIDENT, or a timer start event of it is armed.',
+      tags: TAGS,
+      auth: 'apiKey',
+      params: bpmnProcessIdParams,
+      response: { status: 204, description: 'Deleted.' },
+      errors: [400, 401, 404, 409],
+      extension: true,
+    },
+    async ({ params }, request, reply) => {
+      await ctx.engine.deleteProcess(request.account, params.bpmnProcessId);
+      return reply.code(204).send();
+    },
+  );
 };

@@ -95,6 +95,10 @@ export interface Engine {
     resourceName: string,
     options?: CommandOptions,
   ): Promise<{ decisionId: string; version: number; isNew: boolean }[]>;
+  /** Removes every version of a process (NOT_FOUND when none; INVALID_STATE while it has live instances or armed start timers). */
+  deleteProcess(account: string, bpmnProcessId: string): Promise<{ versions: number }>;
+  /** Removes every version of a decision (NOT_FOUND when none). */
+  deleteDecision(account: string, decisionId: string): Promise<{ versions: number }>;
   startInstance(account: string, bpmnProcessId: string, variables?: Variables, options?: CommandOptions): Promise<StartedInstance>;
   activateJobs(account: string, type: string, max: number, worker: string, requestTimeoutMs?: number): Promise<ActivatedJob[]>;
   completeJob(account: string, jobKey: string, variables?: Variables, options?: CommandOptions): Promise<void>;
@@ -253,6 +257,14 @@ function engineApi(parts: {
     return outcome.result;
   }
 
+  /** A removal's answer: the versions gone (this pod's compiled models forgotten), or why none were. */
+  function removed(outcome: { removed: number; blocked?: string }, notFound: string, account: string): { versions: number } {
+    if (outcome.blocked !== undefined) throw new EngineError('INVALID_STATE', outcome.blocked);
+    if (outcome.removed === 0) throw new EngineError('NOT_FOUND', notFound);
+    models.invalidate(account);
+    return { versions: outcome.removed };
+  }
+
   function partitionOf(key: string, what: string): number {
     const partition = partitionOfKey(key);
     if (partition === undefined || partition >= partitions) throw new EngineError('NOT_FOUND', `${what} '${key}' not found.`);
@@ -294,6 +306,16 @@ function engineApi(parts: {
       const results = await deployOnce(account, options, (tx) => (tx ? decisionsRepository(tx) : store.decisions).deployDecisions(account, inputs));
       models.invalidate(account);
       return results.map((r) => ({ decisionId: r.decisionId, version: r.version, isNew: r.isNew }));
+    },
+
+    async deleteProcess(account, bpmnProcessId) {
+      const outcome = await unavailableAsEngineError(() => store.definitions.deleteProcess(account, bpmnProcessId));
+      return removed(outcome, `No process '${bpmnProcessId}' is deployed.`, account);
+    },
+
+    async deleteDecision(account, decisionId) {
+      const outcome = await unavailableAsEngineError(() => store.decisions.deleteDecision(account, decisionId));
+      return removed(outcome, `No decision '${decisionId}' is deployed.`, account);
     },
 
     async startInstance(account, bpmnProcessId, variables = {}, options = {}) {

@@ -7,7 +7,7 @@ import type { Page, PageRequest } from './cursor.ts';
 import type { Db } from './db.ts';
 import { guarded } from './errors.ts';
 import { decisions, decisionVersions } from './schema.ts';
-import { versionedResources, type Deployed } from './versioned-resources.ts';
+import { versionedResources, type Deployed, type RemoveOutcome } from './versioned-resources.ts';
 
 export interface DeployDecisionInput {
   decisionId: string;
@@ -82,5 +82,8 @@ export function decisionsRepository(db: Db) {
 
   const listDecisions = (account: string, page: PageRequest = {}): Promise<Page<DecisionSummary>> => versioned.list(account, page);
 
-  return guarded({ deployDecisions, deployDecision, latestDecision, getDecisionVersion, listDecisions });
+  /** Removes every version of a decision. Processes that call it fail at their business-rule task from then on, as with any unknown decision. */
+  const deleteDecision = (account: string, decisionId: string): Promise<RemoveOutcome> => versioned.remove(account, decisionId);
+
+  return guarded({ deployDecisions, deployDecision, latestDecision, getDecisionVersion, listDecisions, deleteDecision });
 }

@@ -3,11 +3,12 @@
 // (DESIGN §4), and deploys of one process serialise on its `definitions` row.
 // The versioning is versioned-resources.ts, shared with DMN decisions; this
 // module names the tables and the process-shaped rows and methods.
+import { and, eq, inArray, isNull } from 'drizzle-orm';
 import type { Page, PageRequest } from './cursor.ts';
 import type { Db } from './db.ts';
 import { guarded } from './errors.ts';
-import { definitions, definitionVersions } from './schema.ts';
-import { versionedResources, type Deployed } from './versioned-resources.ts';
+import { definitions, definitionVersions, instances, timers } from './schema.ts';
+import { versionedResources, type Deployed, type RemoveOutcome } from './versioned-resources.ts';
 
 export interface DeployProcessInput {
   bpmnProcessId: string;
@@ -84,5 +85,31 @@ export function definitionsRepository(db: Db) {
   /** Deployed processes with their latest version, by BPMN process id. */
   const listProcesses = (account: string, page: PageRequest = {}): Promise<Page<ProcessSummary>> => processes.list(account, page);
 
-  return guarded({ deployProcesses, deployProcess, latestProcess, getProcessVersion, listProcessVersions, listProcesses });
+  /**
+   * Removes every version of a process, as Zeebe's resource deletion does,
+   * refused while an instance of any version is alive (ACTIVE or INCIDENT)
+   * or a timer start event of it is armed: the partition leaders hold those
+   * in memory and would go on running a model that no longer exists. An
+   * instance started in the moment between the check and the delete keeps
+   * running on its compiled model.
+   */
+  async function deleteProcess(account: string, bpmnProcessId: string): Promise<RemoveOutcome> {
+    return processes.remove(account, bpmnProcessId, async (tx) => {
+      const [live] = await tx
+        .select({ key: instances.key })
+        .from(instances)
+        .where(and(eq(instances.account, account), eq(instances.bpmnProcessId, bpmnProcessId), inArray(instances.state, ['ACTIVE', 'INCIDENT'])))
+        .limit(1);
+      if (live) return `Process '${bpmnProcessId}' has active instances (e.g. ${live.key}); cancel or finish them first.`;
+      const [armed] = await tx
+        .select({ key: timers.key })
+        .from(timers)
+        .where(and(eq(timers.account, account), eq(timers.bpmnProcessId, bpmnProcessId), isNull(timers.instanceKey)))
+        .limit(1);
+      if (armed) return `Process '${bpmnProcessId}' has an armed timer start event; deleting such a process is not supported yet.`;
+      return null;
+    });
+  }
+
+  return guarded({ deployProcesses, deployProcess, latestProcess, getProcessVersion, listProcessVersions, listProcesses, deleteProcess });
 }

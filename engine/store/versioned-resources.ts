@@ -62,6 +62,13 @@ export interface Deployed {
   isNew: boolean;
 }
 
+export interface RemoveOutcome {
+  /** Versions removed (0: none was deployed, or removal was blocked). */
+  removed: number;
+  /** Why nothing was removed although versions exist. */
+  blocked?: string;
+}
+
 export function versionedResources<Id extends string, Summary extends SummaryColumns>(db: Db, tables: VersionedTables<Id, Summary>) {
   const { idKey, summary } = tables;
   const head = { account: tables.heads.account, id: tables.heads[idKey], latestVersion: tables.heads.latestVersion };
@@ -180,5 +187,30 @@ export function versionedResources<Id extends string, Summary extends SummaryCol
     );
   }
 
-  return { deploy, latest, getVersion, listVersions, list };
+  /**
+   * Removes every version of one resource and its head row, unless `blocked`
+   * (run in the same transaction, after the head row is locked so no deploy
+   * of this resource runs meanwhile) names a reason to keep it.
+   */
+  async function remove(account: string, id: string, blocked?: (tx: Db) => Promise<string | null>): Promise<RemoveOutcome> {
+    assertAccount(account);
+    return db.transaction(async (tx) => {
+      const locked = await tx
+        .select({ latestVersion: head.latestVersion })
+        .from(heads)
+        .where(and(eq(head.account, account), eq(head.id, id)))
+        .for('update');
+      if (locked.length === 0) return { removed: 0 };
+      const reason = blocked ? await blocked(tx) : null;
+      if (reason !== null) return { removed: 0, blocked: reason };
+      const gone = await tx
+        .delete(versions)
+        .where(and(eq(version.account, account), eq(version.id, id)))
+        .returning({ version: version.version });
+      await tx.delete(heads).where(and(eq(head.account, account), eq(head.id, id)));
+      return { removed: gone.length };
+    });
+  }
+
+  return { deploy, latest, getVersion, listVersions, list, remove };
 }

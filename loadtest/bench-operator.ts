@@ -1,0 +1,221 @@
+// `npm run bench:operator`: the operator under a platform team's first
+// `kubectl apply` of a whole directory. The fake Kubernetes API server
+// (operator/testing/) and the operator run in this process; a real Orca
+// runs as a child process (bench-e2e-server.ts: embedded, or Postgres and
+// Redis with --backend=pg-redis or when DATABASE_URL and REDIS_URL are
+// set). N ProcessDefinitions (default 500) are created at once; a watch
+// of our own records when each turns Ready. Then the operator resyncs
+// every resource at least ten more times and we count the deploy calls that
+// caused (there must be none). Deploy calls are counted as the operator's
+// client sends them. Reports: time to all Ready, p99 from apply to Ready,
+// deploy calls, deploy calls during the resyncs; the last line is JSON.
+//
+//   npm run bench:operator [-- --resources 500 --resyncs 10 --resync-seconds 2 --backend embedded|pg-redis]
+import { pathToFileURL } from 'node:url';
+import { parseArgs } from 'node:util';
+import { createInformer } from '../operator/kube/informer.ts';
+import { kubeApi, type KubeObject } from '../operator/kube/api-client.ts';
+import { loadKubeConfig } from '../operator/kube/config.ts';
+import { silentLog } from '../operator/log.ts';
+import { startOperator, type Operator } from '../operator/index.ts';
+import { startFakeApiServer, type FakeApiServer } from '../operator/testing/fake-api-server.ts';
+import { startServer, type Backend, type OrcaServer } from './bench-e2e-server.ts';
+import { servicesFromEnv } from './bench-engine-services.ts';
+
+export interface OperatorBenchOptions {
+  resources: number;
+  resyncs: number;
+  resyncSeconds: number;
+  backend: Backend;
+  /** Orca partitions of the child server. */
+  partitions?: number;
+  log?: (line: string) => void;
+}
+
+export interface OperatorBenchResult {
+  resources: number;
+  all_ready_s: number;
+  p99_apply_to_ready_ms: number;
+  deploys: number;
+  deploys_on_resync: number;
+}
+
+const NS = 'bench';
+const DEPLOY_PATH = '/api/v1/process-definitions';
+
+/** A small model per resource, each its own process id, so every deploy is a new definition. */
+function model(id: string): string {
+  return `<?xml version="1.0" encoding="UTF-8"?>
+<bpmn:definitions xmlns:bpmn="http://www.omg.org/spec/BPMN/20100524/MODEL" xmlns:zeebe="http://camunda.org/schema/zeebe/1.0" id="defs-${id}" targetNamespace="http://orca.dev/bench">
+  <bpmn:process id="${id}" isExecutable="true">
+    <bpmn:startEvent id="start"/>
+    <bpmn:serviceTask id="work"><bpmn:extensionElements><zeebe:taskDefinition type="bench-work"/></bpmn:extensionElements></bpmn:serviceTask>
+    <bpmn:endEvent id="end"/>
+    <bpmn:sequenceFlow id="f1" sourceRef="start" targetRef="work"/>
+    <bpmn:sequenceFlow id="f2" sourceRef="work" targetRef="end"/>
+  </bpmn:process>
+</bpmn:definitions>`;
+}
+
+function percentile(sorted: number[], p: number): number {
+  if (sorted.length === 0) return 0;
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
+}
+
+function isReady(object: KubeObject): boolean {
+  const status = object.status as { conditions?: { type: string; status: string }[]; observedGeneration?: number } | undefined;
+  return status?.observedGeneration === object.metadata.generation && status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') === true;
+}
+
+export async function runOperatorBenchmark(options: OperatorBenchOptions): Promise<OperatorBenchResult> {
+  const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
+  let orca: OrcaServer | undefined;
+  let kube: FakeApiServer | undefined;
+  let operator: Operator | undefined;
+  let stopWatch: (() => Promise<void>) | undefined;
+  try {
+    orca = await startServer({
+      backend: options.backend,
+      services: options.backend === 'pg-redis' ? servicesFromEnv() : undefined,
+      partitions: options.partitions ?? 4,
+    });
+    kube = await startFakeApiServer({ historyLimit: Math.max(10_000, options.resources * 20) });
+    kube.create({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'orca-key', namespace: NS }, stringData: { apiKey: orca.apiKey } });
+    log(`bench:operator: Orca (${orca.backend}) at ${orca.baseUrl}, fake API server at ${kube.url}`);
+
+    let deploys = 0;
+    const countingFetch: typeof fetch = (input, init) => {
+      const url = new URL(input instanceof Request ? input.url : String(input));
+      if ((init?.method ?? 'GET') === 'POST' && url.pathname === DEPLOY_PATH) deploys++;
+      return fetch(input, init);
+    };
+
+    // Our own watch of the resources: when each first shows Ready for its generation.
+    const appliedAt = new Map<string, number>();
+    const readyAt = new Map<string, number>();
+    let allReady: () => void = () => {};
+    const allReadyPromise = new Promise<void>((resolve) => (allReady = resolve));
+    const observe = (object: KubeObject) => {
+      const name = object.metadata.name;
+      if (!readyAt.has(name) && appliedAt.has(name) && isReady(object)) {
+        readyAt.set(name, performance.now());
+        if (readyAt.size === options.resources) allReady();
+      }
+    };
+    const watchApi = kubeApi(loadKubeConfig({ kubeconfig: kube.kubeconfig() }));
+    const watcher = createInformer<KubeObject>({
+      api: watchApi,
+      path: `/apis/orca.dev/v1alpha1/namespaces/${NS}/processdefinitions`,
+      handlers: { added: observe, updated: (_, object) => observe(object) },
+    });
+    watcher.start();
+    await watcher.waitForSync();
+    stopWatch = async () => {
+      await watcher.stop();
+      watchApi.close();
+    };
+
+    operator = await startOperator({
+      orcaUrl: orca.baseUrl,
+      kubeconfig: kube.kubeconfig(),
+      watchNamespace: NS,
+      port: 0,
+      host: '127.0.0.1',
+      resyncSeconds: options.resyncSeconds,
+      log: silentLog,
+      processMetrics: false,
+      orcaClient: { fetch: countingFetch },
+    });
+    await operator.controller.waitForSync();
+    const leader = operator;
+    while (!leader.leading) await new Promise((resolve) => setTimeout(resolve, 20));
+
+    // kubectl apply -f dir/: every resource at once.
+    const started = performance.now();
+    for (let i = 0; i < options.resources; i++) {
+      const name = `process-${String(i).padStart(4, '0')}`;
+      appliedAt.set(name, performance.now());
+      kube.create({
+        apiVersion: 'orca.dev/v1alpha1',
+        kind: 'ProcessDefinition',
+        metadata: { name, namespace: NS },
+        spec: { bpmnXml: model(name), apiKeySecretRef: { name: 'orca-key' } },
+      });
+    }
+    await allReadyPromise;
+    const allReadyMs = performance.now() - started;
+    const latencies = [...readyAt.entries()].map(([name, at]) => at - appliedAt.get(name)!).sort((a, b) => a - b);
+    const deploysAtReady = deploys;
+    log(`bench:operator: ${options.resources} Ready in ${(allReadyMs / 1000).toFixed(2)} s with ${deploysAtReady} deploy calls`);
+
+    // Each resync reconciles every resource once: wait for at least `resyncs` rounds of them.
+    const successes = async () => (await leader.metrics.reconciles.get()).values.find((v) => v.labels.result === 'success')?.value ?? 0;
+    const baseline = await successes();
+    const target = baseline + options.resyncs * options.resources;
+    while ((await successes()) < target) await new Promise((resolve) => setTimeout(resolve, 100));
+    log(`bench:operator: ${options.resyncs} resyncs of ${options.resources} resources done`);
+
+    return {
+      resources: options.resources,
+      all_ready_s: Math.round(allReadyMs) / 1000,
+      p99_apply_to_ready_ms: Math.round(percentile(latencies, 99)),
+      deploys: deploysAtReady,
+      deploys_on_resync: deploys - deploysAtReady,
+    };
+  } finally {
+    await operator?.stop();
+    await stopWatch?.();
+    await kube?.close();
+    await orca?.stop();
+  }
+}
+
+export function formatOperatorReport(result: OperatorBenchResult, options: OperatorBenchOptions): string {
+  return [
+    `bench:operator (${options.backend}): ${result.resources} ProcessDefinitions applied at once`,
+    `  all Ready after           ${result.all_ready_s.toFixed(2)} s`,
+    `  p99 apply → Ready         ${result.p99_apply_to_ready_ms} ms`,
+    `  deploy calls              ${result.deploys} (must be ${result.resources})`,
+    `  deploy calls, ${options.resyncs} resyncs   ${result.deploys_on_resync} (must be 0)`,
+    JSON.stringify(result),
+  ].join('\n');
+}
+
+function parseOptions(argv: string[]): OperatorBenchOptions {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      resources: { type: 'string', default: '500' },
+      resyncs: { type: 'string', default: '10' },
+      'resync-seconds': { type: 'string', default: '2' },
+      backend: { type: 'string' },
+    },
+  });
+  const backend = (values.backend ?? (process.env.DATABASE_URL && process.env.REDIS_URL ? 'pg-redis' : 'embedded')) as Backend;
+  if (backend !== 'embedded' && backend !== 'pg-redis') throw new Error(`--backend must be embedded or pg-redis, not '${String(backend)}'`);
+  const number = (text: string, name: string) => {
+    const value = Number(text);
+    if (!Number.isFinite(value) || value <= 0) throw new Error(`--${name} must be a positive number`);
+    return value;
+  };
+  return {
+    resources: Math.floor(number(values.resources, 'resources')),
+    resyncs: Math.floor(number(values.resyncs, 'resyncs')),
+    resyncSeconds: number(values['resync-seconds'], 'resync-seconds'),
+    backend,
+  };
+}
+
+if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  const options = parseOptions(process.argv.slice(2));
+  runOperatorBenchmark(options).then(
+    (result) => {
+      process.stdout.write(`${formatOperatorReport(result, options)}\n`);
+      process.exit(result.deploys === result.resources && result.deploys_on_resync === 0 ? 0 : 1);
+    },
+    (error: unknown) => {
+      process.stderr.write(`bench:operator failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+      process.exit(1);
+    },
+  );
+}
