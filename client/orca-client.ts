@@ -9,7 +9,7 @@
 import { apiKeyCredentials, tokenCredentials, type Credentials } from './auth.ts';
 import { OrcaError, parseJson } from './errors.ts';
 import type { paths } from './generated/openapi.ts';
-import { fetchSender, nodeSender, type HttpRequest } from './http.ts';
+import { fetchSender, poolSender, type HttpRequest } from './http.ts';
 import { retryPolicy, type RetryOptions } from './retry.ts';
 import { createTransport, sleep, type RetryEvent, type Transport } from './transport.ts';
 import type {
@@ -51,7 +51,7 @@ export interface OrcaClientOptions {
   apiKey?: string;
   /** 'exchange': trade the API key for a bearer token at POST /api/token and renew it before it expires. Default: send the key itself. */
   token?: 'exchange';
-  /** Send through this fetch instead of node:http (tests, proxies, other runtimes). */
+  /** Send through this fetch instead of the built-in undici pools (tests, proxies, other runtimes). */
   fetch?: typeof fetch;
   /** Milliseconds since the epoch (default Date.now); token expiry and Retry-After dates are read against it. */
   clock?: () => number;
@@ -118,7 +118,7 @@ export class OrcaClient {
     if (!options?.url) throw new TypeError('OrcaClient: `url` is required');
     const base = new URL(options.url); // Throws on a malformed URL, here rather than at the first call.
     this.url = base.href.replace(/\/+$/, '');
-    const send = options.fetch ? fetchSender(options.fetch) : nodeSender();
+    const send = options.fetch ? fetchSender(options.fetch) : poolSender();
     this.#clock = options.clock ?? Date.now;
     if (options.token === 'exchange') {
       if (options.apiKey === undefined) throw new TypeError("OrcaClient: token: 'exchange' needs an apiKey");

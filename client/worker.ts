@@ -63,7 +63,7 @@ export interface WorkerOptions {
   name?: string;
   /** Most jobs in hand at once (default 32). */
   maxJobsActive?: number;
-  /** Activate more once the jobs in hand are at most this share of maxJobsActive (default 0.3, as Camunda 8's clients). */
+  /** Activate more once the jobs in hand are at most this share of maxJobsActive (default 0.3, as Camunda 8's clients); 1 means whenever there is room. */
   activateThreshold?: number;
   /** Sleep after an empty poll: a range picked from uniformly, or a fixed time (default [1000, 5000]). */
   pollIntervalMs?: number | [number, number];
@@ -104,7 +104,8 @@ export function createWorker(options: WorkerOptions): Worker {
   if (!options.client && !options.url) throw new TypeError('createWorker: pass `client`, or `url` (and `apiKey`)');
   const client = options.client ?? new OrcaClient({ url: options.url!, apiKey: options.apiKey, token: options.token });
   const maxJobsActive = Math.max(1, Math.floor(options.maxJobsActive ?? 32));
-  const threshold = Math.floor(maxJobsActive * Math.min(1, Math.max(0, options.activateThreshold ?? 0.3)));
+  // Below maxJobsActive even at a share of 1: a poll asks for at least one job (the server refuses 0).
+  const threshold = Math.min(maxJobsActive - 1, Math.floor(maxJobsActive * Math.min(1, Math.max(0, options.activateThreshold ?? 0.3))));
   const interval = options.pollIntervalMs ?? [1_000, 5_000];
   const [minSleep, maxSleep] = typeof interval === 'number' ? [interval, interval] : interval;
   const random = options.random ?? Math.random;

@@ -5,7 +5,7 @@
 //   again — raw undici requests on the workers' connection pool;
 // - `library`: client/'s createWorker with its defaults (activation
 //   threshold, Idempotency-Key on each completion, its own keep-alive
-//   connections over node:http), as a user would run it.
+//   connection pools), as a user would run it.
 // Both record the same figures in the tracker and count failures the same way.
 import { createWorker, OrcaClient } from '../client/index.ts';
 import { REQUEST_TIMEOUT_MS, type Client } from './bench-e2e-client.ts';

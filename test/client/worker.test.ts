@@ -218,6 +218,36 @@ describe('createWorker', () => {
     await stopping;
   });
 
+  it('with a threshold of 1 activates whenever there is room, never asking for no job', async () => {
+    const client = await newClient();
+    await client.deploy({ name: 'eager.bpmn', content: serviceProcess('eager', 'eager-work') });
+    await startMany(client, 'eager', 6);
+    const gates: (() => void)[] = [];
+    const events: WorkerEvent[] = [];
+    const worker = createWorker({
+      client,
+      type: 'eager-work',
+      maxJobsActive: 4,
+      activateThreshold: 1,
+      pollIntervalMs: FAST_POLL,
+      onEvent: (e) => events.push(e),
+      handler: () => new Promise((resolve) => gates.push(() => resolve({}))),
+    });
+    await eventually(async () => (gates.length === 4 ? true : undefined), 'four jobs in hand');
+    // Full: it waits for room rather than asking for nothing (a 400).
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    gates.shift()!();
+    await eventually(async () => (gates.length === 4 ? true : undefined), 'a fifth job taken as soon as one finished');
+    const stopping = worker.stop();
+    while (gates.length > 0) gates.shift()!();
+    await eventually(async () => (gates.length === 0 && worker.stats().active === 0 ? true : undefined), 'jobs in hand done');
+    await stopping;
+    const polls = events.filter((e): e is Extract<WorkerEvent, { type: 'poll' }> => e.type === 'poll');
+    expect(events.filter((e) => e.type === 'poll-error')).toEqual([]);
+    expect(polls.every((p) => p.requested >= 1)).toBe(true);
+    expect(worker.stats().completed).toBe(5);
+  });
+
   it('long-polls when asked: an empty poll waits on the server, not in a sleep', async () => {
     const client = await newClient();
     await client.deploy({ name: 'waiting.bpmn', content: serviceProcess('waiting', 'waiting-work') });
