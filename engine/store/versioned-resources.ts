@@ -113,11 +113,14 @@ export function versionedResources<Id extends string, Summary extends SummaryCol
       .values({ account, [idKey]: id, latestVersion: 0 })
       .onConflictDoUpdate({ target: [head.account, head.id], set: { latestVersion: sql`${head.latestVersion}` } })
       .returning({ latestVersion: head.latestVersion });
-    const [existing] = await tx
-      .select({ version: version.version })
-      .from(versions)
-      .where(and(eq(version.account, account), eq(version.id, id), eq(version.checksum, checksum)));
-    if (existing) return { id, version: existing.version, checksum, isNew: false };
+    // A head at version 0 was created just now: versions are written and removed with their head row, so it has none to match.
+    if (locked.latestVersion > 0) {
+      const [existing] = await tx
+        .select({ version: version.version })
+        .from(versions)
+        .where(and(eq(version.account, account), eq(version.id, id), eq(version.checksum, checksum)));
+      if (existing) return { id, version: existing.version, checksum, isNew: false };
+    }
     const next = locked.latestVersion + 1;
     await tx
       .update(heads)
