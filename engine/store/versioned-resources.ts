@@ -122,11 +122,14 @@ export function versionedResources<Id extends string, Summary extends SummaryCol
       if (existing) return { id, version: existing.version, checksum, isNew: false };
     }
     const next = locked.latestVersion + 1;
-    await tx
-      .update(heads)
-      .set({ latestVersion: next, updatedAt: sql`now()` })
-      .where(and(eq(head.account, account), eq(head.id, id)));
-    await tx.insert(versions).values({
+    // The head's bump rides along with the version's insert (a data-modifying WITH runs whether or not it is referenced): one round trip.
+    const bump = tx.$with('bump').as(
+      tx
+        .update(heads)
+        .set({ latestVersion: next, updatedAt: sql`now()` })
+        .where(and(eq(head.account, account), eq(head.id, id))),
+    );
+    await tx.with(bump).insert(versions).values({
       account,
       [idKey]: id,
       ...input.columns,
