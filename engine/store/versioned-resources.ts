@@ -129,15 +129,18 @@ export function versionedResources<Id extends string, Summary extends SummaryCol
         .set({ latestVersion: next, updatedAt: sql`now()` })
         .where(and(eq(head.account, account), eq(head.id, id))),
     );
-    await tx.with(bump).insert(versions).values({
-      account,
-      [idKey]: id,
-      ...input.columns,
-      version: next,
-      resourceName: input.resourceName,
-      xml: input.xml,
-      checksum,
-    });
+    await tx
+      .with(bump)
+      .insert(versions)
+      .values({
+        account,
+        [idKey]: id,
+        ...input.columns,
+        version: next,
+        resourceName: input.resourceName,
+        xml: input.xml,
+        checksum,
+      });
     return { id, version: next, checksum, isNew: true };
   }
 
