@@ -6,8 +6,8 @@
 // deploys of one resource serialise on its head row, so concurrent deploys
 // neither skip nor duplicate a version. The repositories name the tables and
 // columns and keep their own method names; the queries are these.
-import { and, asc, eq, gt, sql } from 'drizzle-orm';
-import type { AnyPgColumn, PgTable } from 'drizzle-orm/pg-core';
+import { and, asc, eq, gt, is, sql } from 'drizzle-orm';
+import { PgTransaction, type AnyPgColumn, type PgTable } from 'drizzle-orm/pg-core';
 import { checksumOf, isChecksum } from './checksum.ts';
 import { clampLimit, decodeCursor, toPage, type PageRequest } from './cursor.ts';
 import type { Db } from './db.ts';
@@ -96,11 +96,13 @@ export function versionedResources<Id extends string, Summary extends SummaryCol
     });
     // Lock head rows in a fixed order so two multi-resource deploys cannot deadlock.
     const order = prepared.map((_, i) => i).sort((a, b) => (prepared[a].id < prepared[b].id ? -1 : 1));
-    return db.transaction(async (tx) => {
+    const deployAll = async (tx: Db) => {
       const results: Deployed[] = new Array(prepared.length);
       for (const i of order) results[i] = await deployOne(tx, account, prepared[i]);
       return results;
-    });
+    };
+    // Inside a caller's transaction (a keyed deploy) a savepoint would only add two round trips: any failure aborts the caller's transaction anyway.
+    return is(db, PgTransaction) ? deployAll(db) : db.transaction(deployAll);
   }
 
   async function deployOne(tx: Db, account: string, input: DeployInput & { checksum: string }): Promise<Deployed> {
@@ -111,25 +113,34 @@ export function versionedResources<Id extends string, Summary extends SummaryCol
       .values({ account, [idKey]: id, latestVersion: 0 })
       .onConflictDoUpdate({ target: [head.account, head.id], set: { latestVersion: sql`${head.latestVersion}` } })
       .returning({ latestVersion: head.latestVersion });
-    const [existing] = await tx
-      .select({ version: version.version })
-      .from(versions)
-      .where(and(eq(version.account, account), eq(version.id, id), eq(version.checksum, checksum)));
-    if (existing) return { id, version: existing.version, checksum, isNew: false };
+    // A head at version 0 was created just now: versions are written and removed with their head row, so it has none to match.
+    if (locked.latestVersion > 0) {
+      const [existing] = await tx
+        .select({ version: version.version })
+        .from(versions)
+        .where(and(eq(version.account, account), eq(version.id, id), eq(version.checksum, checksum)));
+      if (existing) return { id, version: existing.version, checksum, isNew: false };
+    }
     const next = locked.latestVersion + 1;
+    // The head's bump rides along with the version's insert (a data-modifying WITH runs whether or not it is referenced): one round trip.
+    const bump = tx.$with('bump').as(
+      tx
+        .update(heads)
+        .set({ latestVersion: next, updatedAt: sql`now()` })
+        .where(and(eq(head.account, account), eq(head.id, id))),
+    );
     await tx
-      .update(heads)
-      .set({ latestVersion: next, updatedAt: sql`now()` })
-      .where(and(eq(head.account, account), eq(head.id, id)));
-    await tx.insert(versions).values({
-      account,
-      [idKey]: id,
-      ...input.columns,
-      version: next,
-      resourceName: input.resourceName,
-      xml: input.xml,
-      checksum,
-    });
+      .with(bump)
+      .insert(versions)
+      .values({
+        account,
+        [idKey]: id,
+        ...input.columns,
+        version: next,
+        resourceName: input.resourceName,
+        xml: input.xml,
+        checksum,
+      });
     return { id, version: next, checksum, isNew: true };
   }
 

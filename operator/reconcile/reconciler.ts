@@ -10,6 +10,7 @@ import { randomUUID } from 'node:crypto';
 import { OrcaError, type OrcaClient } from '../../client/index.ts';
 import type { EventRecorder } from '../events.ts';
 import { isConflict, isNotFound, type KubeApi, type KubeObject } from '../kube/api-client.ts';
+import { sharedReads } from '../kube/shared-reads.ts';
 import type { OperatorLog } from '../log.ts';
 import type { OperatorMetrics } from '../metrics.ts';
 import { conditionsFor, type Outcome } from './conditions.ts';
@@ -75,14 +76,16 @@ export function createReconciler(options: ReconcilerOptions): Reconciler {
 
   const objectPath = (o: KubeObject) => `/apis/${API_VERSION}/namespaces/${o.metadata.namespace}/${kind.plural}/${o.metadata.name}`;
 
-  const read: ReadObject = async (what, namespace, name) => {
+  // Shared while on their way: a burst of resources naming one Secret sends one GET at a time for it.
+  const get = sharedReads(async (path) => {
     try {
-      return await api.request<KubeObject>({ method: 'GET', path: `/api/v1/namespaces/${namespace}/${what}/${name}` });
+      return await api.request<KubeObject>({ method: 'GET', path });
     } catch (error) {
       if (isNotFound(error)) return null;
       throw error;
     }
-  };
+  });
+  const read: ReadObject = (what, namespace, name) => get(`/api/v1/namespaces/${namespace}/${what}/${name}`);
 
   async function setFinalizers(object: Definition, finalizers: string[]): Promise<Definition> {
     // resourceVersion in the patch makes it optimistic: a stale object gets 409 and is read again.
