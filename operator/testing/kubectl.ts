@@ -27,7 +27,7 @@ function flags(kubeconfig: string): string[] {
 
 /**
  * Starts a long-running kubectl (e.g. `get -w`); `lines()` resolves once its
- * output has `count` lines, and `stop()` ends it and resolves with everything.
+ * output has `count` complete lines, and `stop()` ends it and resolves with everything.
  */
 export function kubectlStream(binary: string, kubeconfig: string, args: string[]): { lines(count: number): Promise<string[]>; stop(): Promise<KubectlResult> } {
   const child = spawn(binary, [...flags(kubeconfig), ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
@@ -48,7 +48,8 @@ export function kubectlStream(binary: string, kubeconfig: string, args: string[]
       resolve();
     }),
   );
-  const complete = () => stdout.split('\n').filter(Boolean);
+  // Only lines ended by a newline: kubectl may write one in more than one chunk.
+  const complete = () => (code === undefined ? stdout.slice(0, stdout.lastIndexOf('\n') + 1) : stdout).split('\n').filter(Boolean);
   return {
     async lines(count) {
       while (complete().length < count && code === undefined) await new Promise<void>((resolve) => waiters.push(resolve));

@@ -2,13 +2,13 @@
 // counts across all its instances (badges per element, classes by state),
 // the same counts as a table, and the version's instances by state.
 import { html } from 'htm/preact';
-import { api, apiText } from '../shared/api.ts';
-import { Diagram } from '../shared/diagram.ts';
-import { href, Link, navigate } from '../shared/router.ts';
-import { ErrorNote, Loading } from '../shared/shell.ts';
-import { useTitle } from '../shared/page.ts';
-import { usePoll } from '../shared/poll.ts';
-import type { DefinitionDetail, DefinitionStatistics } from '../shared/types.ts';
+import { api, apiText } from '../common/api.ts';
+import { Diagram } from '../common/diagram.ts';
+import { href, Link, navigate } from '../common/router.ts';
+import { ErrorNote, Loading } from '../common/shell.ts';
+import { useTitle } from '../common/page.ts';
+import { usePoll } from '../common/poll.ts';
+import type { DefinitionDetail, DefinitionStatistics } from '../common/types.ts';
 import { instanceCounts } from './definitions-page.ts';
 
 export function DefinitionPage(props: { id: string; version: string | null }) {

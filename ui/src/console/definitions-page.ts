@@ -2,12 +2,12 @@
 // version and its instances by state (the version's statistics), refreshed
 // while open.
 import { html } from 'htm/preact';
-import { api } from '../shared/api.ts';
-import { href, Link } from '../shared/router.ts';
-import { ErrorNote, Loading } from '../shared/shell.ts';
-import { PagerNav, usePager, useTitle } from '../shared/page.ts';
-import { usePoll } from '../shared/poll.ts';
-import type { DefinitionStatistics, DefinitionSummary, Page } from '../shared/types.ts';
+import { api } from '../common/api.ts';
+import { href, Link } from '../common/router.ts';
+import { ErrorNote, Loading } from '../common/shell.ts';
+import { PagerNav, usePager, useTitle } from '../common/page.ts';
+import { usePoll } from '../common/poll.ts';
+import type { DefinitionStatistics, DefinitionSummary, Page } from '../common/types.ts';
 
 interface Row extends DefinitionSummary {
   counts: { active: number; incidents: number } | null;

@@ -3,13 +3,13 @@
 // incident record" (the instance stays INCIDENT: SPEC.md).
 import { html } from 'htm/preact';
 import { useState } from 'preact/hooks';
-import { api } from '../shared/api.ts';
-import { StateTag, When } from '../shared/format.ts';
-import { href, Link, navigate } from '../shared/router.ts';
-import { ErrorNote, Loading } from '../shared/shell.ts';
-import { PagerNav, usePager, useTitle } from '../shared/page.ts';
-import { usePoll } from '../shared/poll.ts';
-import type { Incident, Page } from '../shared/types.ts';
+import { api } from '../common/api.ts';
+import { StateTag, When } from '../common/format.ts';
+import { href, Link, navigate } from '../common/router.ts';
+import { ErrorNote, Loading } from '../common/shell.ts';
+import { PagerNav, usePager, useTitle } from '../common/page.ts';
+import { usePoll } from '../common/poll.ts';
+import type { Incident, Page } from '../common/types.ts';
 
 export function IncidentsPage(props: { query: URLSearchParams }) {
   useTitle('Incidents', 'console');

@@ -7,14 +7,14 @@
 // resumed). Polls, so it moves from active to completed without a reload.
 import { html } from 'htm/preact';
 import { useState } from 'preact/hooks';
-import { api, apiText } from '../shared/api.ts';
-import { Diagram, type DiagramMarks } from '../shared/diagram.ts';
-import { JsonBlock, StateTag, When } from '../shared/format.ts';
-import { href, Link, navigate } from '../shared/router.ts';
-import { ErrorNote, Loading } from '../shared/shell.ts';
-import { useTitle } from '../shared/page.ts';
-import { usePoll } from '../shared/poll.ts';
-import type { HistoryItem, Incident, InstanceDetail, InstanceStatistics, InstanceSummary, Page } from '../shared/types.ts';
+import { api, apiText } from '../common/api.ts';
+import { Diagram, type DiagramMarks } from '../common/diagram.ts';
+import { JsonBlock, StateTag, When } from '../common/format.ts';
+import { href, Link, navigate } from '../common/router.ts';
+import { ErrorNote, Loading } from '../common/shell.ts';
+import { useTitle } from '../common/page.ts';
+import { usePoll } from '../common/poll.ts';
+import type { HistoryItem, Incident, InstanceDetail, InstanceStatistics, InstanceSummary, Page } from '../common/types.ts';
 
 /** Marks from the instance itself, when its statistics cannot be read: what is active and what is stuck. */
 function marksFromDetail(detail: InstanceDetail, incidents: Incident[]): DiagramMarks {

@@ -5,13 +5,13 @@
 // the server refuses is shown with the field it names.
 import { html } from 'htm/preact';
 import { useState } from 'preact/hooks';
-import { api } from '../shared/api.ts';
-import { StateTag, When } from '../shared/format.ts';
-import { href, Link, navigate } from '../shared/router.ts';
-import { ErrorNote, Loading } from '../shared/shell.ts';
-import { PagerNav, usePager, useTitle } from '../shared/page.ts';
-import { usePoll } from '../shared/poll.ts';
-import type { InstanceSummary, Page } from '../shared/types.ts';
+import { api } from '../common/api.ts';
+import { StateTag, When } from '../common/format.ts';
+import { href, Link, navigate } from '../common/router.ts';
+import { ErrorNote, Loading } from '../common/shell.ts';
+import { PagerNav, usePager, useTitle } from '../common/page.ts';
+import { usePoll } from '../common/poll.ts';
+import type { InstanceSummary, Page } from '../common/types.ts';
 
 const FIELDS = ['state', 'process', 'version', 'variable', 'startedAfter', 'startedBefore', 'endedAfter', 'endedBefore'] as const;
 type Field = (typeof FIELDS)[number];

@@ -1,11 +1,11 @@
 // The console's entry point (ui/console/index.html): its pages by address
 // under /console/, inside the shared frame that signs the user in first.
-import '../shared/styles.css';
+import '../common/styles.css';
 import { html } from 'htm/preact';
 import { render } from 'preact';
-import { NotFoundPage } from '../shared/page.ts';
-import { href, setBase, useRoute } from '../shared/router.ts';
-import { Shell } from '../shared/shell.ts';
+import { NotFoundPage } from '../common/page.ts';
+import { href, setBase, useRoute } from '../common/router.ts';
+import { Shell } from '../common/shell.ts';
 import { DefinitionPage } from './definition-page.ts';
 import { DefinitionsPage } from './definitions-page.ts';
 import { IncidentsPage } from './incidents-page.ts';

@@ -1,11 +1,11 @@
 // The task list's entry point (ui/tasklist/index.html): the queue and the
 // task pages under /tasklist/, inside the shared frame that signs in first.
-import '../shared/styles.css';
+import '../common/styles.css';
 import { html } from 'htm/preact';
 import { render } from 'preact';
-import { NotFoundPage } from '../shared/page.ts';
-import { href, setBase, useRoute } from '../shared/router.ts';
-import { Shell } from '../shared/shell.ts';
+import { NotFoundPage } from '../common/page.ts';
+import { href, setBase, useRoute } from '../common/router.ts';
+import { Shell } from '../common/shell.ts';
 import { QueuePage } from './queue-page.ts';
 import { TaskPage } from './task-page.ts';
 

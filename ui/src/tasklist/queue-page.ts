@@ -4,13 +4,13 @@
 // done), so that filter says where to look instead: the instance's element
 // history in the console.
 import { html } from 'htm/preact';
-import { api } from '../shared/api.ts';
-import { StateTag, When } from '../shared/format.ts';
-import { href, Link, navigate } from '../shared/router.ts';
-import { ErrorNote, Loading } from '../shared/shell.ts';
-import { PagerNav, usePager, useTitle } from '../shared/page.ts';
-import { usePoll } from '../shared/poll.ts';
-import type { Page, Task } from '../shared/types.ts';
+import { api } from '../common/api.ts';
+import { StateTag, When } from '../common/format.ts';
+import { href, Link, navigate } from '../common/router.ts';
+import { ErrorNote, Loading } from '../common/shell.ts';
+import { PagerNav, usePager, useTitle } from '../common/page.ts';
+import { usePoll } from '../common/poll.ts';
+import type { Page, Task } from '../common/types.ts';
 import { useYourName, YourNameField } from './your-name.ts';
 
 const FILTERS = [

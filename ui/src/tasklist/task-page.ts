@@ -5,14 +5,14 @@
 // "Variables (JSON)" editor must hold a JSON object before it is sent.
 import { html } from 'htm/preact';
 import { useState } from 'preact/hooks';
-import { api, apiText, ApiProblem, graphql } from '../shared/api.ts';
-import { Diagram } from '../shared/diagram.ts';
-import { JsonBlock, StateTag, When } from '../shared/format.ts';
-import { href, Link } from '../shared/router.ts';
-import { ErrorNote, Loading } from '../shared/shell.ts';
-import { useTitle } from '../shared/page.ts';
-import { usePoll } from '../shared/poll.ts';
-import type { Task } from '../shared/types.ts';
+import { api, apiText, ApiProblem, graphql } from '../common/api.ts';
+import { Diagram } from '../common/diagram.ts';
+import { JsonBlock, StateTag, When } from '../common/format.ts';
+import { href, Link } from '../common/router.ts';
+import { ErrorNote, Loading } from '../common/shell.ts';
+import { useTitle } from '../common/page.ts';
+import { usePoll } from '../common/poll.ts';
+import type { Task } from '../common/types.ts';
 import { parseVariables } from './variables-editor.ts';
 import { useYourName, YourNameField } from './your-name.ts';
 
