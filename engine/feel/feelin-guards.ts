@@ -20,97 +20,10 @@
 import { evaluate as feelinEvaluate, FeelFunction, FeelRange } from 'feelin';
 import { charLimitError, itemLimitError } from './eval-limits.ts';
 import { matches, replace, split } from './regex.ts';
+import { FEELIN_BUILTIN_NAMES } from './builtin-names.ts';
 import { activeBudget, exceededBy, SizeBudget } from './size-budget.ts';
 
 type Builtin = ((...args: unknown[]) => unknown) & { $args?: string[] };
-
-/** feelin 8.2's builtin names (its `names`, which it does not export). */
-const BUILTIN_NAMES = [
-  'number',
-  'string',
-  'date',
-  'time',
-  'duration',
-  'years and months duration',
-  'not',
-  'substring',
-  'string length',
-  'upper case',
-  'lower case',
-  'substring before',
-  'substring after',
-  'replace',
-  'contains',
-  'matches',
-  'starts with',
-  'ends with',
-  'split',
-  'string join',
-  'list contains',
-  'list replace',
-  'count',
-  'min',
-  'max',
-  'sum',
-  'mean',
-  'all',
-  'any',
-  'sublist',
-  'append',
-  'concatenate',
-  'insert before',
-  'remove',
-  'reverse',
-  'index of',
-  'union',
-  'distinct values',
-  'flatten',
-  'product',
-  'median',
-  'stddev',
-  'mode',
-  'decimal',
-  'floor',
-  'ceiling',
-  'abs',
-  'round up',
-  'round down',
-  'round half up',
-  'round half down',
-  'modulo',
-  'sqrt',
-  'log',
-  'exp',
-  'odd',
-  'even',
-  'is',
-  'before',
-  'after',
-  'meets',
-  'met by',
-  'overlaps',
-  'overlaps before',
-  'overlaps after',
-  'finishes',
-  'finished by',
-  'includes',
-  'during',
-  'starts',
-  'started by',
-  'coincides',
-  'day of year',
-  'day of week',
-  'month of year',
-  'week of year',
-  'sort',
-  'get value',
-  'get entries',
-  'context',
-  'context merge',
-  'context put',
-  'now',
-  'today',
-];
 
 function lookUp(name: string): Builtin | undefined {
   const value: unknown = feelinEvaluate(name, {}).value;
@@ -124,7 +37,7 @@ function required(name: string): Builtin {
 }
 
 /** Every builtin, by the function feelin calls. */
-const BUILTINS = new Set<unknown>(BUILTIN_NAMES.map(lookUp).filter((fn) => fn !== undefined));
+const BUILTINS = new Set<unknown>(FEELIN_BUILTIN_NAMES.map(lookUp).filter((fn) => fn !== undefined));
 
 function budgetNow(): SizeBudget {
   return activeBudget() ?? new SizeBudget();
