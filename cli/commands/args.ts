@@ -14,6 +14,17 @@ export const connectionOptions = {
   json: { type: 'boolean' },
 } as const;
 
+/** The paging options of every listing command. */
+export const pagingOptions = {
+  limit: { type: 'string' },
+  cursor: { type: 'string' },
+} as const;
+
+/** `--limit` and `--cursor` as the client's page query takes them. */
+export function paging(values: { limit?: string; cursor?: string }): { limit?: number; cursor?: string } {
+  return { limit: integer(values.limit, '--limit', 1, 1000), cursor: values.cursor };
+}
+
 export function parse<T extends ParseArgsConfig>(config: T): ReturnType<typeof parseArgs<T>> {
   try {
     return parseArgs(config);

@@ -2,7 +2,7 @@
 // incidents in key order, one page at a time.
 import type { IncidentQuery } from '../../client/index.ts';
 import { printPage } from '../output.ts';
-import { connectionOptions, integer, parse, positionals } from './args.ts';
+import { connectionOptions, paging, pagingOptions, parse, positionals } from './args.ts';
 import { connect } from './connection.ts';
 import { guarded } from './exit-codes.ts';
 
@@ -16,8 +16,7 @@ export function runIncidents(argv: string[]): Promise<number> {
         state: { type: 'string' },
         instance: { type: 'string' },
         process: { type: 'string' },
-        limit: { type: 'string' },
-        cursor: { type: 'string' },
+        ...pagingOptions,
       },
     });
     const { values } = parsed;
@@ -28,8 +27,7 @@ export function runIncidents(argv: string[]): Promise<number> {
       state: values.state?.toUpperCase() as IncidentQuery['state'],
       processInstanceKey: values.instance,
       bpmnProcessId: values.process,
-      limit: integer(values.limit, '--limit', 1, 1000),
-      cursor: values.cursor,
+      ...paging(values),
     });
     printPage(
       page,

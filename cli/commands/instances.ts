@@ -6,7 +6,7 @@
 // filter.parentProcessInstanceKey) and the server judges their values.
 import type { InstanceState } from '../../client/index.ts';
 import { compact, orDash, printFields, printJson, printPage, printTable } from '../output.ts';
-import { connectionOptions, integer, parse, positionals } from './args.ts';
+import { connectionOptions, integer, paging, pagingOptions, parse, positionals } from './args.ts';
 import { connect } from './connection.ts';
 import { guarded } from './exit-codes.ts';
 
@@ -26,8 +26,7 @@ export function runInstances(argv: string[]): Promise<number> {
         'ended-after': { type: 'string' },
         'ended-before': { type: 'string' },
         parent: { type: 'string' },
-        limit: { type: 'string' },
-        cursor: { type: 'string' },
+        ...pagingOptions,
       },
     });
     const { values } = parsed;
@@ -44,8 +43,7 @@ export function runInstances(argv: string[]): Promise<number> {
       endedAfter: values['ended-after'],
       endedBefore: values['ended-before'],
       parentProcessInstanceKey: values.parent,
-      limit: integer(values.limit, '--limit', 1, 1000),
-      cursor: values.cursor,
+      ...paging(values),
     });
     printPage(
       page,
