@@ -6,7 +6,7 @@
 // account API key or token is refused here (plugins/auth.ts). The rules live
 // in api/agents/mailbox.ts, which the MCP mailbox tools call too.
 import { z } from 'zod';
-import { MAX_MESSAGE_BYTES } from '../agents/mailbox.ts';
+import { bodyProblem, MAX_MESSAGE_BYTES } from '../agents/mailbox.ts';
 import { route } from '../openapi/route.ts';
 import { pageQuery, pageSchema } from '../services/pages.ts';
 import type { RegisterRoutes } from './index.ts';
@@ -31,7 +31,10 @@ const sendBody = z.object({
   to: agentIdSchema.describe('The recipient: an agent of the same account (the sender itself included).'),
   body: z
     .unknown()
-    .refine((value) => value !== undefined, 'is required (any JSON value)')
+    .superRefine((value, context) => {
+      const problem = bodyProblem(value);
+      if (problem !== undefined) context.addIssue({ code: 'custom', message: problem });
+    })
     .describe(`Any JSON value, at most ${MAX_MESSAGE_BYTES / 1024} KiB as JSON.`),
 });
 
