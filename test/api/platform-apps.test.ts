@@ -77,7 +77,7 @@ describe('platform apps', () => {
   it("an account key (any way it is sent) and an agent token are refused on the app's routes", async () => {
     const { apiKey, app } = await registered();
     const { token: agentToken } = await api.service.agents.register({ apiKey, name: 'agent' });
-    for (const headers of [bearer(apiKey), { 'x-api-key': apiKey }, bearer(agentToken), {}]) {
+    for (const headers of [bearer(apiKey), { 'x-api-key': apiKey }, bearer(agentToken), {}] as Record<string, string>[]) {
       for (const [method, path] of [
         ['GET', '/api/v1/platform/app'],
         ['POST', '/api/v1/platform/app/rotate'],
