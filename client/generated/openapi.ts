@@ -1698,7 +1698,7 @@ export interface operations {
     parameters: {
       query?: never;
       header?: {
-        /** @description Extension: a key of your choosing (e.g. a UUID) that makes a retry safe. The same key with the same request answers the first result, status and body, for at least the command retention (24 hours by default) and changes nothing again (nor charges again); the same key with a different request is a 409 `IDEMPOTENCY_KEY_REUSED`. Keys belong to the account: starts share one space, deploys another, each job (or task) has its own. 1 to 255 printable ASCII characters (400 otherwise). */
+        /** @description Extension: a key of your choosing (e.g. a UUID) that makes a retry safe. The same key with the same request answers the first result, status and body, for at least the command retention (24 hours by default) and changes nothing again (nor charges again); the same key with a different request is a 409 `IDEMPOTENCY_KEY_REUSED`. Keys belong to the account: starts share one space, deploys another, each job (or task) has its own; a mailbox message's key belongs to the sending agent and lasts as long as the message. 1 to 255 printable ASCII characters (400 otherwise). */
         'Idempotency-Key'?: string;
       };
       path: {
@@ -1788,7 +1788,7 @@ export interface operations {
     parameters: {
       query?: never;
       header?: {
-        /** @description Extension: a key of your choosing (e.g. a UUID) that makes a retry safe. The same key with the same request answers the first result, status and body, for at least the command retention (24 hours by default) and changes nothing again (nor charges again); the same key with a different request is a 409 `IDEMPOTENCY_KEY_REUSED`. Keys belong to the account: starts share one space, deploys another, each job (or task) has its own. 1 to 255 printable ASCII characters (400 otherwise). */
+        /** @description Extension: a key of your choosing (e.g. a UUID) that makes a retry safe. The same key with the same request answers the first result, status and body, for at least the command retention (24 hours by default) and changes nothing again (nor charges again); the same key with a different request is a 409 `IDEMPOTENCY_KEY_REUSED`. Keys belong to the account: starts share one space, deploys another, each job (or task) has its own; a mailbox message's key belongs to the sending agent and lasts as long as the message. 1 to 255 printable ASCII characters (400 otherwise). */
         'Idempotency-Key'?: string;
       };
       path: {
@@ -2038,7 +2038,7 @@ export interface operations {
     parameters: {
       query?: never;
       header?: {
-        /** @description Extension: a key of your choosing (e.g. a UUID) that makes a retry safe. The same key with the same request answers the first result, status and body, for at least the command retention (24 hours by default) and changes nothing again (nor charges again); the same key with a different request is a 409 `IDEMPOTENCY_KEY_REUSED`. Keys belong to the account: starts share one space, deploys another, each job (or task) has its own. 1 to 255 printable ASCII characters (400 otherwise). */
+        /** @description Extension: a key of your choosing (e.g. a UUID) that makes a retry safe. The same key with the same request answers the first result, status and body, for at least the command retention (24 hours by default) and changes nothing again (nor charges again); the same key with a different request is a 409 `IDEMPOTENCY_KEY_REUSED`. Keys belong to the account: starts share one space, deploys another, each job (or task) has its own; a mailbox message's key belongs to the sending agent and lasts as long as the message. 1 to 255 printable ASCII characters (400 otherwise). */
         'Idempotency-Key'?: string;
       };
       path?: never;
@@ -2217,7 +2217,7 @@ export interface operations {
         resourceName?: string;
       };
       header?: {
-        /** @description Extension: a key of your choosing (e.g. a UUID) that makes a retry safe. The same key with the same request answers the first result, status and body, for at least the command retention (24 hours by default) and changes nothing again (nor charges again); the same key with a different request is a 409 `IDEMPOTENCY_KEY_REUSED`. Keys belong to the account: starts share one space, deploys another, each job (or task) has its own. 1 to 255 printable ASCII characters (400 otherwise). */
+        /** @description Extension: a key of your choosing (e.g. a UUID) that makes a retry safe. The same key with the same request answers the first result, status and body, for at least the command retention (24 hours by default) and changes nothing again (nor charges again); the same key with a different request is a 409 `IDEMPOTENCY_KEY_REUSED`. Keys belong to the account: starts share one space, deploys another, each job (or task) has its own; a mailbox message's key belongs to the sending agent and lasts as long as the message. 1 to 255 printable ASCII characters (400 otherwise). */
         'Idempotency-Key'?: string;
       };
       path?: never;
@@ -2623,7 +2623,7 @@ export interface operations {
         resourceName?: string;
       };
       header?: {
-        /** @description Extension: a key of your choosing (e.g. a UUID) that makes a retry safe. The same key with the same request answers the first result, status and body, for at least the command retention (24 hours by default) and changes nothing again (nor charges again); the same key with a different request is a 409 `IDEMPOTENCY_KEY_REUSED`. Keys belong to the account: starts share one space, deploys another, each job (or task) has its own. 1 to 255 printable ASCII characters (400 otherwise). */
+        /** @description Extension: a key of your choosing (e.g. a UUID) that makes a retry safe. The same key with the same request answers the first result, status and body, for at least the command retention (24 hours by default) and changes nothing again (nor charges again); the same key with a different request is a 409 `IDEMPOTENCY_KEY_REUSED`. Keys belong to the account: starts share one space, deploys another, each job (or task) has its own; a mailbox message's key belongs to the sending agent and lasts as long as the message. 1 to 255 printable ASCII characters (400 otherwise). */
         'Idempotency-Key'?: string;
       };
       path?: never;
@@ -3103,7 +3103,7 @@ export interface operations {
     parameters: {
       query?: never;
       header?: {
-        /** @description Extension: a key of your choosing (e.g. a UUID) that makes a retry safe. The same key with the same request answers the first result, status and body, for at least the command retention (24 hours by default) and changes nothing again (nor charges again); the same key with a different request is a 409 `IDEMPOTENCY_KEY_REUSED`. Keys belong to the account: starts share one space, deploys another, each job (or task) has its own. 1 to 255 printable ASCII characters (400 otherwise). */
+        /** @description Extension: a key of your choosing (e.g. a UUID) that makes a retry safe. The same key with the same request answers the first result, status and body, for at least the command retention (24 hours by default) and changes nothing again (nor charges again); the same key with a different request is a 409 `IDEMPOTENCY_KEY_REUSED`. Keys belong to the account: starts share one space, deploys another, each job (or task) has its own; a mailbox message's key belongs to the sending agent and lasts as long as the message. 1 to 255 printable ASCII characters (400 otherwise). */
         'Idempotency-Key'?: string;
       };
       path?: never;
@@ -3904,7 +3904,7 @@ export interface operations {
     parameters: {
       query?: never;
       header?: {
-        /** @description Extension: a key of your choosing (e.g. a UUID) that makes a retry safe. The same key with the same request answers the first result, status and body, for at least the command retention (24 hours by default) and changes nothing again (nor charges again); the same key with a different request is a 409 `IDEMPOTENCY_KEY_REUSED`. Keys belong to the account: starts share one space, deploys another, each job (or task) has its own. 1 to 255 printable ASCII characters (400 otherwise). */
+        /** @description Extension: a key of your choosing (e.g. a UUID) that makes a retry safe. The same key with the same request answers the first result, status and body, for at least the command retention (24 hours by default) and changes nothing again (nor charges again); the same key with a different request is a 409 `IDEMPOTENCY_KEY_REUSED`. Keys belong to the account: starts share one space, deploys another, each job (or task) has its own; a mailbox message's key belongs to the sending agent and lasts as long as the message. 1 to 255 printable ASCII characters (400 otherwise). */
         'Idempotency-Key'?: string;
       };
       path: {
