@@ -13,16 +13,21 @@ export { JOB_KINDS, jobKindOfType, kindIndex } from './metrics.ts';
 export type { ActivationTiming, BatchTally, EngineGauges, EngineMetrics, JobKind, KindCounts, RejectReason } from './metrics.ts';
 
 export {
+  agentsRepository,
   identityRepository,
   InvalidCursorError,
   isKey,
   ledgerRepository,
   parseVariableFilter,
   pendingMigrations,
+  platformAppsRepository,
   StoreUnavailableError,
 } from './store/index.ts';
 export type {
+  AgentRow,
   Charge,
+  MailboxRow,
+  PlatformAppRow,
   ChargeResult,
   Db,
   DecisionVersionSummary,

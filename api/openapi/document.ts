@@ -48,7 +48,7 @@ const IDEMPOTENCY_KEY_PARAMETER: Json = {
   description:
     'Extension: a key of your choosing (e.g. a UUID) that makes a retry safe. The same key with the same request answers the first result, status and body, ' +
     'for at least the command retention (24 hours by default) and changes nothing again (nor charges again); the same key with a different request is a 409 `IDEMPOTENCY_KEY_REUSED`. ' +
-    'Keys belong to the account: starts share one space, deploys another, each job (or task) has its own. 1 to 255 printable ASCII characters (400 otherwise).',
+    "Keys belong to the account: starts share one space, deploys another, each job (or task) has its own; a mailbox message's key belongs to the sending agent and lasts as long as the message. 1 to 255 printable ASCII characters (400 otherwise).",
   schema: { type: 'string', minLength: 1, maxLength: MAX_IDEMPOTENCY_KEY_LENGTH, pattern: IDEMPOTENCY_KEY_PATTERN },
   'x-orca-extension': true,
 };
@@ -93,10 +93,29 @@ const securitySchemes: Json = {
       'The API key or a short-lived token as Authorization: Bearer. A 401 answers with WWW-Authenticate: Bearer realm="orca", ApiKey realm="orca", header="X-API-Key".',
   },
   apiKeyQuery: { type: 'apiKey', in: 'query', name: 'api_key', description: 'The API key as a query parameter (avoid: URLs end up in logs).' },
+  agentToken: {
+    type: 'http',
+    scheme: 'bearer',
+    description:
+      'An agent\'s token (orcaag_…, from the MCP tools orca.register or orca.rotate_token) as Authorization: Bearer; the agent mailbox\'s only credential. A 401 answers with WWW-Authenticate: Bearer realm="orca-agents".',
+  },
+  appToken: {
+    type: 'http',
+    scheme: 'bearer',
+    description:
+      'A platform app\'s token (orcaap_…, from POST /api/v1/platform/register) as Authorization: Bearer; it works on the /api/v1/platform/app routes and nowhere else. A 401 answers with WWW-Authenticate: Bearer realm="orca-platform-apps".',
+  },
 };
 
 /** Alternatives, not a combination: any one of them authenticates. */
 const API_KEY_SECURITY = [{ apiKeyHeader: [] }, { bearer: [] }, { apiKeyQuery: [] }];
+
+const SECURITY: Record<AnyRoute['auth'], Json[]> = {
+  none: [],
+  apiKey: API_KEY_SECURITY,
+  agentToken: [{ agentToken: [] }],
+  appToken: [{ appToken: [] }],
+};
 
 const TAG_DESCRIPTIONS: Record<string, string> = {
   extension:
@@ -247,7 +266,7 @@ function requestBody(spec: AnyRoute, collector: SchemaCollector, hint: string): 
 function errorStatuses(spec: AnyRoute): number[] {
   const statuses = new Set(spec.errors ?? []);
   if (spec.body || spec.query || spec.params) statuses.add(400);
-  if (spec.auth === 'apiKey') {
+  if (spec.auth !== 'none') {
     statuses.add(401);
     statuses.add(429);
   }
@@ -301,7 +320,7 @@ export function buildOpenApiDocument(options: DocumentOptions = {}): Json {
       parameters: parameters(spec, collector, id),
       ...(body ? { requestBody: body } : {}),
       responses: responses(spec, collector, id),
-      security: spec.auth === 'apiKey' ? API_KEY_SECURITY : [],
+      security: SECURITY[spec.auth],
       ...(spec.credits ? { 'x-orca-credits': spec.credits } : {}),
       ...(spec.extension ? { 'x-orca-extension': true } : {}),
     };
