@@ -100,7 +100,7 @@ export class ActiveWatch implements OpenWatch {
 export function openWatch(store: FakeStore, request: WatchRequest, response: ServerResponse, onClose: (watch: ActiveWatch) => void): ActiveWatch | undefined {
   const { query, resource, namespace } = request;
   const labels = parseLabelSelector(query.get('labelSelector'));
-  const fields = parseFieldSelector(query.get('fieldSelector'));
+  const fields = parseFieldSelector(query.get('fieldSelector'), resource.kind);
   const selector: Selector = (object) => labels(object) && fields(object);
   const since = query.get('resourceVersion');
   const timeout = query.get('timeoutSeconds');
