@@ -50,16 +50,20 @@ export interface OperatorBenchResult {
 const NS = 'bench';
 const DEPLOY_PATH = '/api/v1/process-definitions';
 
-/** Deploy calls Orca has answered, from its own request metrics (every status), so the count does not rest on the operator's word. */
-async function deployCalls(baseUrl: string): Promise<number> {
+/** Deploy calls Orca has answered, from its own request metrics, so the count does not rest on the operator's word: in all, and by status class. */
+async function deployCalls(baseUrl: string): Promise<{ calls: number; byStatus: Record<string, number> }> {
   const text = await (await fetch(`${baseUrl}/metrics`)).text();
+  const byStatus: Record<string, number> = {};
   let calls = 0;
   for (const line of text.split('\n')) {
     if (line.startsWith('orca_http_request_duration_seconds_count{') && line.includes(`route="${DEPLOY_PATH}"`) && line.includes('method="POST"')) {
-      calls += Number(line.slice(line.lastIndexOf(' ') + 1));
+      const n = Number(line.slice(line.lastIndexOf(' ') + 1));
+      const status = /status_class="([^"]*)"/.exec(line)?.[1] ?? '?';
+      byStatus[status] = (byStatus[status] ?? 0) + n;
+      calls += n;
     }
   }
-  return calls;
+  return { calls, byStatus };
 }
 
 /** A small model per resource, each its own process id, so every deploy is a new definition. */
@@ -172,13 +176,20 @@ export async function runOperatorBenchmark(options: OperatorBenchOptions): Promi
     await allReadyPromise;
     const allReadyMs = performance.now() - started;
     const latencies = [...readyAt.entries()].map(([name, at]) => at - appliedAt.get(name)!).sort((a, b) => a - b);
-    const deploysAtReady = await deploys();
+    const answered = await deploys();
+    const deploysAtReady = answered.calls;
     const cpu = cost.cpuMs();
     if (options.profileDir) await cost.stopProfile(path.join(options.profileDir, 'bench-burst.cpuprofile'));
     const perResource = (ms: number) => (ms / options.resources).toFixed(2);
     log(`bench:operator: CPU per resource during the burst: operator and fake API server ${perResource(cpu.self)} ms, Orca ${perResource(cpu.child)} ms`);
     log(`bench:operator: Kubernetes API requests during the burst: ${requestKinds(kube.requests.slice(requestsBefore))}`);
-    log(`bench:operator: ${options.resources} Ready in ${(allReadyMs / 1000).toFixed(2)} s with ${deploysAtReady} deploy calls`);
+    const reconciles = (await leader.metrics.reconciles.get()).values.map((v) => `${v.labels.result} ${v.value}`).join(', ');
+    const statuses = Object.entries(answered.byStatus)
+      .map(([status, n]) => `${status} ${n}`)
+      .join(', ');
+    log(
+      `bench:operator: ${options.resources} Ready in ${(allReadyMs / 1000).toFixed(2)} s with ${deploysAtReady} deploy calls (answered ${statuses}; reconciles ${reconciles})`,
+    );
 
     // Each resync reconciles every resource once: wait for at least `resyncs` rounds of them.
     const successes = async () => (await leader.metrics.reconciles.get()).values.find((v) => v.labels.result === 'success')?.value ?? 0;
@@ -192,7 +203,7 @@ export async function runOperatorBenchmark(options: OperatorBenchOptions): Promi
       all_ready_s: Math.round(allReadyMs) / 1000,
       p99_apply_to_ready_ms: Math.round(percentile(latencies, 99)),
       deploys: deploysAtReady,
-      deploys_on_resync: (await deploys()) - deploysAtReady,
+      deploys_on_resync: (await deploys()).calls - deploysAtReady,
     };
   } finally {
     await operator?.stop();
