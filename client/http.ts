@@ -28,12 +28,15 @@ export interface HttpResponse {
 export type Sender = (request: HttpRequest) => Promise<HttpResponse>;
 
 /**
- * Keep-alive connections, one pool per origin and client. No timeout of
- * undici's own cuts an answer short: a long poll is held by the server for
- * as long as it was asked to, and the caller's signal ends a request.
+ * Keep-alive connections, one pool per origin and client. Without
+ * `timeoutMs` no timeout of undici's own cuts an answer short: a long poll
+ * is held by the server for as long as it was asked to, and the caller's
+ * signal ends a request. With it, an answer whose headers take longer, or
+ * whose body pauses for longer, fails as one that never came.
  */
-export function poolSender(options: { connections?: number } = {}): Sender {
-  const agent = new Agent({ connections: options.connections ?? 256, keepAliveTimeout: 30_000, headersTimeout: 0, bodyTimeout: 0 });
+export function poolSender(options: { connections?: number; timeoutMs?: number } = {}): Sender {
+  const timeout = options.timeoutMs ?? 0;
+  const agent = new Agent({ connections: options.connections ?? 256, keepAliveTimeout: 30_000, headersTimeout: timeout, bodyTimeout: timeout });
   /** Origins as parsed once, by the prefix of the URL that names them. */
   const origins = new Map<string, string>();
   return async (request) => {
@@ -73,10 +76,16 @@ function split(url: string, origins: Map<string, string>): { origin: string; pat
   return { origin, path: pathStart < 0 ? '/' : url.slice(pathStart) };
 }
 
-export function fetchSender(fetchImpl: typeof fetch): Sender {
+/** Through a fetch; with `timeoutMs`, each request (its answer read whole) is aborted after that long. */
+export function fetchSender(fetchImpl: typeof fetch, options: { timeoutMs?: number } = {}): Sender {
   return async (request) => {
     const body = request.body as BodyInit | undefined;
-    const response = await fetchImpl(request.url, { method: request.method, headers: request.headers, body, signal: request.signal });
+    let signal = request.signal;
+    if (options.timeoutMs) {
+      const deadline = AbortSignal.timeout(options.timeoutMs);
+      signal = signal ? AbortSignal.any([signal, deadline]) : deadline;
+    }
+    const response = await fetchImpl(request.url, { method: request.method, headers: request.headers, body, signal });
     const text = await response.text();
     return {
       status: response.status,

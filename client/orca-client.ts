@@ -53,6 +53,13 @@ export interface OrcaClientOptions {
   token?: 'exchange';
   /** Send through this fetch instead of the built-in undici pools (tests, proxies, other runtimes). */
   fetch?: typeof fetch;
+  /**
+   * Give up on a request whose answer has not begun within this many
+   * milliseconds (or, through the pools, pauses for as long): it fails as a
+   * request that got no answer. Default: none, as a long poll must be held
+   * for as long as it asked; longer than any `requestTimeout` you poll with.
+   */
+  timeoutMs?: number;
   /** Milliseconds since the epoch (default Date.now); token expiry and Retry-After dates are read against it. */
   clock?: () => number;
   retry?: RetryOptions;
@@ -118,7 +125,10 @@ export class OrcaClient {
     if (!options?.url) throw new TypeError('OrcaClient: `url` is required');
     const base = new URL(options.url); // Throws on a malformed URL, here rather than at the first call.
     this.url = base.href.replace(/\/+$/, '');
-    const send = options.fetch ? fetchSender(options.fetch) : poolSender();
+    if (options.timeoutMs !== undefined && !(Number.isFinite(options.timeoutMs) && options.timeoutMs > 0)) {
+      throw new TypeError('OrcaClient: `timeoutMs` must be a positive number');
+    }
+    const send = options.fetch ? fetchSender(options.fetch, { timeoutMs: options.timeoutMs }) : poolSender({ timeoutMs: options.timeoutMs });
     this.#clock = options.clock ?? Date.now;
     if (options.token === 'exchange') {
       if (options.apiKey === undefined) throw new TypeError("OrcaClient: token: 'exchange' needs an apiKey");

@@ -6,11 +6,15 @@
 // set). N ProcessDefinitions (default 500) are created at once; a watch
 // of our own records when each turns Ready. Then the operator resyncs
 // every resource at least ten more times and we count the deploy calls that
-// caused (there must be none). Deploy calls are counted as the operator's
-// client sends them. Reports: time to all Ready, p99 from apply to Ready,
+// caused (there must be none). Deploy calls are counted by Orca, from its
+// request metrics. Reports: time to all Ready, p99 from apply to Ready,
 // deploy calls, deploy calls during the resyncs; the last line is JSON.
+// Before it, what the burst cost: CPU per resource of this process (the
+// operator and the fake API server) and of Orca, and the requests the
+// API server got; --profile DIR writes CPU profiles of both.
 //
-//   npm run bench:operator [-- --resources 500 --resyncs 10 --resync-seconds 2 --backend embedded|pg-redis]
+//   npm run bench:operator [-- --resources 500 --resyncs 10 --resync-seconds 2 --backend embedded|pg-redis --profile DIR]
+import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { createInformer } from '../operator/kube/informer.ts';
@@ -18,9 +22,10 @@ import { kubeApi, type KubeObject } from '../operator/kube/api-client.ts';
 import { loadKubeConfig } from '../operator/kube/config.ts';
 import { silentLog } from '../operator/log.ts';
 import { startOperator, type Operator } from '../operator/index.ts';
-import { startFakeApiServer, type FakeApiServer } from '../operator/testing/fake-api-server.ts';
+import { startFakeApiServer, type FakeApiServer, type LoggedRequest } from '../operator/testing/fake-api-server.ts';
 import { startServer, type Backend, type OrcaServer } from './bench-e2e-server.ts';
 import { servicesFromEnv } from './bench-engine-services.ts';
+import { measureBurst } from './burst-cost.ts';
 
 export interface OperatorBenchOptions {
   resources: number;
@@ -29,6 +34,8 @@ export interface OperatorBenchOptions {
   backend: Backend;
   /** Orca partitions of the child server. */
   partitions?: number;
+  /** Write CPU profiles here: Orca's for its whole run, this process's for the burst (bench-burst.cpuprofile). */
+  profileDir?: string;
   log?: (line: string) => void;
 }
 
@@ -43,6 +50,22 @@ export interface OperatorBenchResult {
 const NS = 'bench';
 const DEPLOY_PATH = '/api/v1/process-definitions';
 
+/** Deploy calls Orca has answered, from its own request metrics, so the count does not rest on the operator's word: in all, and by status class. */
+async function deployCalls(baseUrl: string): Promise<{ calls: number; byStatus: Record<string, number> }> {
+  const text = await (await fetch(`${baseUrl}/metrics`)).text();
+  const byStatus: Record<string, number> = {};
+  let calls = 0;
+  for (const line of text.split('\n')) {
+    if (line.startsWith('orca_http_request_duration_seconds_count{') && line.includes(`route="${DEPLOY_PATH}"`) && line.includes('method="POST"')) {
+      const n = Number(line.slice(line.lastIndexOf(' ') + 1));
+      const status = /status_class="([^"]*)"/.exec(line)?.[1] ?? '?';
+      byStatus[status] = (byStatus[status] ?? 0) + n;
+      calls += n;
+    }
+  }
+  return { calls, byStatus };
+}
+
 /** A small model per resource, each its own process id, so every deploy is a new definition. */
 function model(id: string): string {
   return `<?xml version="1.0" encoding="UTF-8"?>
@@ -55,6 +78,17 @@ function model(id: string): string {
     <bpmn:sequenceFlow id="f2" sourceRef="work" targetRef="end"/>
   </bpmn:process>
 </bpmn:definitions>`;
+}
+
+/** Requests counted by method and path, names of objects left out: what the operator asked the API server for. */
+function requestKinds(requests: LoggedRequest[]): string {
+  const counts = new Map<string, number>();
+  for (const r of requests) {
+    const path = r.path.replace(/\/namespaces\/[^/]+/, '').replace(/^(\/api\/v1\/[^/]+|\/apis\/[^/]+\/[^/]+\/[^/]+)\/[^/]+/, '$1/NAME');
+    const kind = `${r.method} ${path}${r.query.watch ? ' (watch)' : ''}`;
+    counts.set(kind, (counts.get(kind) ?? 0) + 1);
+  }
+  return [...counts].map(([kind, n]) => `${kind} ×${n}`).join(', ') || 'none';
 }
 
 function percentile(sorted: number[], p: number): number {
@@ -78,17 +112,13 @@ export async function runOperatorBenchmark(options: OperatorBenchOptions): Promi
       backend: options.backend,
       services: options.backend === 'pg-redis' ? servicesFromEnv() : undefined,
       partitions: options.partitions ?? 4,
+      nodeFlags: options.profileDir ? ['--cpu-prof', `--cpu-prof-dir=${options.profileDir}`] : undefined,
     });
     kube = await startFakeApiServer({ historyLimit: Math.max(10_000, options.resources * 20) });
     kube.create({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'orca-key', namespace: NS }, stringData: { apiKey: orca.apiKey } });
     log(`bench:operator: Orca (${orca.backend}) at ${orca.baseUrl}, fake API server at ${kube.url}`);
 
-    let deploys = 0;
-    const countingFetch: typeof fetch = (input, init) => {
-      const url = new URL(input instanceof Request ? input.url : String(input));
-      if ((init?.method ?? 'GET') === 'POST' && url.pathname === DEPLOY_PATH) deploys++;
-      return fetch(input, init);
-    };
+    const deploys = () => deployCalls(orca!.baseUrl);
 
     // Our own watch of the resources: when each first shows Ready for its generation.
     const appliedAt = new Map<string, number>();
@@ -124,13 +154,14 @@ export async function runOperatorBenchmark(options: OperatorBenchOptions): Promi
       resyncSeconds: options.resyncSeconds,
       log: silentLog,
       processMetrics: false,
-      orcaClient: { fetch: countingFetch },
     });
     await operator.controller.waitForSync();
     const leader = operator;
     while (!leader.leading) await new Promise((resolve) => setTimeout(resolve, 20));
 
     // kubectl apply -f dir/: every resource at once.
+    const cost = await measureBurst({ childPid: orca.pid, profile: options.profileDir !== undefined });
+    const requestsBefore = kube.requests.length;
     const started = performance.now();
     for (let i = 0; i < options.resources; i++) {
       const name = `process-${String(i).padStart(4, '0')}`;
@@ -145,8 +176,20 @@ export async function runOperatorBenchmark(options: OperatorBenchOptions): Promi
     await allReadyPromise;
     const allReadyMs = performance.now() - started;
     const latencies = [...readyAt.entries()].map(([name, at]) => at - appliedAt.get(name)!).sort((a, b) => a - b);
-    const deploysAtReady = deploys;
-    log(`bench:operator: ${options.resources} Ready in ${(allReadyMs / 1000).toFixed(2)} s with ${deploysAtReady} deploy calls`);
+    const answered = await deploys();
+    const deploysAtReady = answered.calls;
+    const cpu = cost.cpuMs();
+    if (options.profileDir) await cost.stopProfile(path.join(options.profileDir, 'bench-burst.cpuprofile'));
+    const perResource = (ms: number) => (ms / options.resources).toFixed(2);
+    log(`bench:operator: CPU per resource during the burst: operator and fake API server ${perResource(cpu.self)} ms, Orca ${perResource(cpu.child)} ms`);
+    log(`bench:operator: Kubernetes API requests during the burst: ${requestKinds(kube.requests.slice(requestsBefore))}`);
+    const reconciles = (await leader.metrics.reconciles.get()).values.map((v) => `${v.labels.result} ${v.value}`).join(', ');
+    const statuses = Object.entries(answered.byStatus)
+      .map(([status, n]) => `${status} ${n}`)
+      .join(', ');
+    log(
+      `bench:operator: ${options.resources} Ready in ${(allReadyMs / 1000).toFixed(2)} s with ${deploysAtReady} deploy calls (answered ${statuses}; reconciles ${reconciles})`,
+    );
 
     // Each resync reconciles every resource once: wait for at least `resyncs` rounds of them.
     const successes = async () => (await leader.metrics.reconciles.get()).values.find((v) => v.labels.result === 'success')?.value ?? 0;
@@ -160,7 +203,7 @@ export async function runOperatorBenchmark(options: OperatorBenchOptions): Promi
       all_ready_s: Math.round(allReadyMs) / 1000,
       p99_apply_to_ready_ms: Math.round(percentile(latencies, 99)),
       deploys: deploysAtReady,
-      deploys_on_resync: deploys - deploysAtReady,
+      deploys_on_resync: (await deploys()).calls - deploysAtReady,
     };
   } finally {
     await operator?.stop();
@@ -189,6 +232,7 @@ function parseOptions(argv: string[]): OperatorBenchOptions {
       resyncs: { type: 'string', default: '10' },
       'resync-seconds': { type: 'string', default: '2' },
       backend: { type: 'string' },
+      profile: { type: 'string' },
     },
   });
   const backend = (values.backend ?? (process.env.DATABASE_URL && process.env.REDIS_URL ? 'pg-redis' : 'embedded')) as Backend;
@@ -203,6 +247,7 @@ function parseOptions(argv: string[]): OperatorBenchOptions {
     resyncs: Math.floor(number(values.resyncs, 'resyncs')),
     resyncSeconds: number(values['resync-seconds'], 'resync-seconds'),
     backend,
+    profileDir: values.profile,
   };
 }
 

@@ -1,10 +1,12 @@
 // The operator's control loop: informers on ProcessDefinitions,
-// DecisionDefinitions and ConfigMaps feed one work queue; the event filter
-// queues a resource when its generation, deletion or annotations change (not
-// on the operator's own status writes), when a ConfigMap it reads changes,
-// and on every periodic resync; workers take keys from the queue and run the
-// kind's reconciler, only while this replica leads, with the queue's
-// per-key backoff and global limit on retries.
+// DecisionDefinitions, ConfigMaps and Secrets feed one work queue; the event
+// filter queues a resource when its generation, deletion or annotations
+// change (not on the operator's own status writes), when a ConfigMap or
+// Secret it reads changes, and on every periodic resync; reconciles read
+// ConfigMaps and Secrets from those caches; workers, once the caches are
+// filled, take keys from the queue and run the kind's reconciler, only
+// while this replica leads, with the queue's per-key backoff and global
+// limit on retries.
 import { createHash } from 'node:crypto';
 import { OrcaClient } from '../client/index.ts';
 import { eventRecorder } from './events.ts';
@@ -15,6 +17,7 @@ import type { OperatorLog } from './log.ts';
 import type { OperatorMetrics } from './metrics.ts';
 import { API_VERSION, KINDS, type Definition, type Kind } from './reconcile/kinds.ts';
 import { createReconciler, type Reconciler } from './reconcile/reconciler.ts';
+import type { ReadObject } from './reconcile/source.ts';
 import { defaultRateLimiter, type RateLimiterOptions } from './workqueue/rate-limiter.ts';
 import { createWorkQueue } from './workqueue/work-queue.ts';
 
@@ -31,7 +34,7 @@ export interface ControllerOptions {
   rateLimiter?: RateLimiterOptions;
   /** Watch tuning (tests shorten it): server-side timeout range, the inactivity watchdog, and the reconnect backoff's base and cap. */
   watch?: { timeoutSeconds?: [number, number]; inactivityMs?: number; backoffMs?: [number, number] };
-  /** Options for each OrcaClient: a fetch to send through (tests), the longest one request to Orca may take (default 30 s). */
+  /** Options for each OrcaClient: a fetch to send through instead of its connection pools (tests), the longest one request to Orca may wait for its answer (default 30 s). */
   orcaClient?: { fetch?: typeof fetch; requestTimeoutMs?: number };
 }
 
@@ -46,8 +49,19 @@ export interface Controller {
   readonly informers: Informer<KubeObject>[];
 }
 
-interface ConfigMapRef {
-  configMapRef?: { name?: string };
+/** Secrets Helm keeps its releases in: large, many, and never an API key. */
+const SECRET_FIELD_SELECTOR = 'type!=helm.sh/release.v1';
+
+/**
+ * What the ConfigMap and Secret caches keep: identity and data. The rest
+ * (annotations, where kubectl's last-applied copy repeats the data, and
+ * managedFields) is never read and would double the memory.
+ */
+function dataOnly(object: KubeObject): KubeObject {
+  const { name, namespace, uid, resourceVersion } = object.metadata;
+  const kept: KubeObject = { metadata: { name, namespace, uid, resourceVersion } };
+  for (const field of ['type', 'data', 'binaryData'] as const) if (object[field] !== undefined) kept[field] = object[field];
+  return kept;
 }
 
 export function createController(options: ControllerOptions): Controller {
@@ -56,19 +70,14 @@ export function createController(options: ControllerOptions): Controller {
   const queue = createWorkQueue(defaultRateLimiter(options.rateLimiter), (depth) => metrics.workqueueDepth.set(depth));
   const events = eventRecorder({ api, component: 'orca-operator', instance: options.identity, log: (fields, message) => log('warn', fields, message) });
   const clients = new Map<string, OrcaClient>();
-  // The client sets no deadline of its own; a server that accepts and never answers must not hold a worker forever.
-  const requestTimeoutMs = options.orcaClient?.requestTimeoutMs ?? 30_000;
-  const sendVia = options.orcaClient?.fetch ?? fetch;
-  const timedFetch: typeof fetch = (input, init) => {
-    const deadline = AbortSignal.timeout(requestTimeoutMs);
-    return sendVia(input, { ...init, signal: init?.signal ? AbortSignal.any([init.signal, deadline]) : deadline });
-  };
+  // A server that accepts and never answers must not hold a worker forever.
+  const timeoutMs = options.orcaClient?.requestTimeoutMs ?? 30_000;
   const clientFor = (apiKey: string): OrcaClient => {
     const id = createHash('sha256').update(apiKey).digest('hex');
     let client = clients.get(id);
     if (client === undefined) {
       // One try per call: the work queue owns retries and their backoff.
-      client = new OrcaClient({ url: options.orcaUrl, apiKey, retry: { attempts: 1 }, fetch: timedFetch });
+      client = new OrcaClient({ url: options.orcaUrl, apiKey, retry: { attempts: 1 }, timeoutMs, fetch: options.orcaClient?.fetch });
       clients.set(id, client);
     }
     return client;
@@ -81,8 +90,11 @@ export function createController(options: ControllerOptions): Controller {
   const watchBackoff = () => backoff(...(options.watch?.backoffMs ?? [500, 30_000]));
   const queueKey = (kind: Kind, object: KubeObject) => `${kind.plural}/${objectKey(object)}`;
 
+  // Models and API keys are read from the caches below, never with a GET per reconcile: a change to either queues the resources that use it.
+  const read: ReadObject = async (what, namespace, name) => (what === 'secrets' ? secrets : configMaps).get(`${namespace}/${name}`) ?? null;
+
   for (const kind of KINDS) {
-    reconcilers.set(kind.plural, createReconciler({ api, kind, client: clientFor, events, metrics, log }));
+    reconcilers.set(kind.plural, createReconciler({ api, kind, client: clientFor, events, metrics, log, read }));
     informers.set(
       kind.plural,
       createInformer<Definition>({
@@ -105,31 +117,46 @@ export function createController(options: ControllerOptions): Controller {
     );
   }
 
-  /** A ConfigMap changed: queue the resources of its namespace that read it. */
-  function configMapChanged(configMap: KubeObject) {
-    for (const kind of KINDS) {
-      for (const object of informers.get(kind.plural)!.list()) {
-        const ref = (object.spec as ConfigMapRef | undefined)?.configMapRef;
-        if (object.metadata.namespace === configMap.metadata.namespace && ref?.name === configMap.metadata.name) queue.add(queueKey(kind, object));
+  /** A ConfigMap or Secret changed: queue the resources of its namespace that read it. */
+  function usedBy(reference: (spec: Definition['spec']) => string | undefined) {
+    const changed = (source: KubeObject) => {
+      for (const kind of KINDS) {
+        for (const object of informers.get(kind.plural)!.list()) {
+          if (object.metadata.namespace === source.metadata.namespace && reference(object.spec) === source.metadata.name) queue.add(queueKey(kind, object));
+        }
       }
-    }
-  }
-  const configMaps = createInformer<KubeObject>({
-    api,
-    path: `/api/v1${scope}/configmaps`,
-    watchTimeoutSeconds: options.watch?.timeoutSeconds,
-    inactivityMs: options.watch?.inactivityMs,
-    backoff: watchBackoff(),
-    log: informerLog,
-    handlers: {
-      added: configMapChanged,
-      updated: (previous, object) => {
-        if (JSON.stringify([previous.data, previous.binaryData]) !== JSON.stringify([object.data, object.binaryData])) configMapChanged(object);
+    };
+    return {
+      added: changed,
+      updated: (previous: KubeObject, object: KubeObject) => {
+        if (JSON.stringify([previous.data, previous.binaryData]) !== JSON.stringify([object.data, object.binaryData])) changed(object);
       },
-      deleted: configMapChanged,
-    },
-  });
-  const all: Informer<KubeObject>[] = [...informers.values(), configMaps];
+      deleted: changed,
+    };
+  }
+  const sourceInformer = (plural: 'configmaps' | 'secrets', handlers: ReturnType<typeof usedBy>, fieldSelector?: string) =>
+    createInformer<KubeObject>({
+      api,
+      path: `/api/v1${scope}/${plural}`,
+      fieldSelector,
+      transform: dataOnly,
+      watchTimeoutSeconds: options.watch?.timeoutSeconds,
+      inactivityMs: options.watch?.inactivityMs,
+      backoff: watchBackoff(),
+      log: informerLog,
+      handlers,
+    });
+  const configMaps = sourceInformer(
+    'configmaps',
+    usedBy((spec) => spec?.configMapRef?.name),
+  );
+  const secrets = sourceInformer(
+    'secrets',
+    usedBy((spec) => spec?.apiKeySecretRef?.name),
+    SECRET_FIELD_SELECTOR,
+  );
+  const all: Informer<KubeObject>[] = [...informers.values(), configMaps, secrets];
+  const allSynced = Promise.all(all.map((i) => i.waitForSync()));
 
   let active = false;
   let stopped = false;
@@ -177,6 +204,8 @@ export function createController(options: ControllerOptions): Controller {
   }
 
   async function worker(): Promise<void> {
+    // A reconcile before the caches are filled would find Secrets and ConfigMaps missing and stall resources that are fine.
+    await allSynced;
     while (!stopped) {
       if (!active) {
         await new Promise<void>((resolve) => idle.push(resolve));
@@ -219,7 +248,7 @@ export function createController(options: ControllerOptions): Controller {
       return all.every((i) => i.synced);
     },
     async waitForSync() {
-      await Promise.all(all.map((i) => i.waitForSync()));
+      await allSynced;
     },
     async stop() {
       stopped = true;

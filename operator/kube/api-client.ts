@@ -118,11 +118,21 @@ export function kubeApi(kc: KubeConfig): KubeApi {
         body === undefined ? {} : { 'content-type': request.contentType ?? 'application/json', 'content-length': String(Buffer.byteLength(body)) };
       const options = await open(request.method, request.path, request.query, headers, agent);
       // A request (not a watch) that has no answer in 30 s is given up: an API server that hangs must not hold a worker.
-      const deadline = AbortSignal.timeout(REQUEST_TIMEOUT_MS);
-      const response = await send(options, body, request.signal ? AbortSignal.any([request.signal, deadline]) : deadline);
-      const text = await readAll(response);
-      if ((response.statusCode ?? 0) >= 300) throw statusError(request.method, request.path, response, text);
-      return (text === '' ? undefined : JSON.parse(text)) as T;
+      // A plain timer cleared on the answer, not AbortSignal.timeout and .any: those cost 15-30 µs a request and keep their timers for the full 30 s.
+      const abort = new AbortController();
+      if (request.signal?.aborted) abort.abort(request.signal.reason);
+      const deadline = setTimeout(() => abort.abort(new DOMException(`no answer in ${REQUEST_TIMEOUT_MS} ms`, 'TimeoutError')), REQUEST_TIMEOUT_MS);
+      const onAbort = () => abort.abort(request.signal!.reason);
+      request.signal?.addEventListener('abort', onAbort, { once: true });
+      try {
+        const response = await send(options, body, abort.signal);
+        const text = await readAll(response);
+        if ((response.statusCode ?? 0) >= 300) throw statusError(request.method, request.path, response, text);
+        return (text === '' ? undefined : JSON.parse(text)) as T;
+      } finally {
+        clearTimeout(deadline);
+        request.signal?.removeEventListener('abort', onAbort);
+      }
     },
 
     async watch(path, query, onEvent, { inactivityMs, signal }) {

@@ -26,6 +26,10 @@ export interface InformerOptions<T extends KubeObject> {
   watchTimeoutSeconds?: [number, number];
   /** No byte for this long → the watch is presumed dead (default 90 s; bookmarks come about every minute). */
   inactivityMs?: number;
+  /** Sent with every list and watch, e.g. `type!=helm.sh/release.v1`. */
+  fieldSelector?: string;
+  /** What the cache keeps of each object (client-go's transform): memory for what the handlers and readers never look at. */
+  transform?: (object: T) => T;
   /** Page size of a list (default 500). */
   pageSize?: number;
   backoff?: Backoff;
@@ -62,6 +66,8 @@ export function createInformer<T extends KubeObject>(options: InformerOptions<T>
   const pageSize = options.pageSize ?? 500;
   const retry = options.backoff ?? backoff(500, 30_000);
   const log = options.log ?? (() => {});
+  const transform = options.transform ?? ((object: T) => object);
+  const fieldSelector = options.fieldSelector;
   const cache = new Map<string, T>();
   const stats = { lists: 0, watches: 0, relistsOnExpiry: 0, errors: 0 };
   const stopping = new AbortController();
@@ -90,8 +96,13 @@ export function createInformer<T extends KubeObject>(options: InformerOptions<T>
     let next: string | undefined;
     let version = '';
     do {
-      const page = await api.request<ListAnswer<T>>({ method: 'GET', path, query: { limit: pageSize, continue: next }, signal: stopping.signal });
-      for (const item of page.items) seen.set(objectKey(item), item);
+      const page = await api.request<ListAnswer<T>>({
+        method: 'GET',
+        path,
+        query: { limit: pageSize, continue: next, fieldSelector },
+        signal: stopping.signal,
+      });
+      for (const item of page.items) seen.set(objectKey(item), transform(item));
       next = page.metadata.continue || undefined;
       version = page.metadata.resourceVersion;
     } while (next !== undefined);
@@ -120,9 +131,9 @@ export function createInformer<T extends KubeObject>(options: InformerOptions<T>
       const status = event.object as unknown as { code?: number; reason?: string; message?: string };
       throw new KubeApiError(status.code ?? 500, status.reason ?? 'Error', `watch ${path}: ${status.message ?? 'error event'}`);
     }
-    const object = event.object as T;
-    if (object.metadata?.resourceVersion) resourceVersion = object.metadata.resourceVersion;
+    if (event.object.metadata?.resourceVersion) resourceVersion = event.object.metadata.resourceVersion;
     if (event.type === 'BOOKMARK') return;
+    const object = transform(event.object as T);
     const key = objectKey(object);
     const previous = cache.get(key);
     if (event.type === 'DELETED') {
@@ -142,7 +153,7 @@ export function createInformer<T extends KubeObject>(options: InformerOptions<T>
     const started = Date.now();
     await api.watch(
       path,
-      { resourceVersion, allowWatchBookmarks: true, timeoutSeconds },
+      { resourceVersion, allowWatchBookmarks: true, timeoutSeconds, fieldSelector },
       (event) => {
         if (event.type !== 'ERROR') watchEvents++;
         apply(event);

@@ -10,7 +10,6 @@ import { randomUUID } from 'node:crypto';
 import { OrcaError, type OrcaClient } from '../../client/index.ts';
 import type { EventRecorder } from '../events.ts';
 import { isConflict, isNotFound, type KubeApi, type KubeObject } from '../kube/api-client.ts';
-import { sharedReads } from '../kube/shared-reads.ts';
 import type { OperatorLog } from '../log.ts';
 import type { OperatorMetrics } from '../metrics.ts';
 import { conditionsFor, type Outcome } from './conditions.ts';
@@ -26,6 +25,8 @@ export interface ReconcilerOptions {
   kind: Kind;
   /** A client for the account behind an API key (cached by the caller). */
   client(apiKey: string): OrcaClient;
+  /** Reads the ConfigMaps and Secrets resources name (the controller's caches). */
+  read: ReadObject;
   events: EventRecorder;
   metrics?: OperatorMetrics;
   log: OperatorLog;
@@ -76,16 +77,7 @@ export function createReconciler(options: ReconcilerOptions): Reconciler {
 
   const objectPath = (o: KubeObject) => `/apis/${API_VERSION}/namespaces/${o.metadata.namespace}/${kind.plural}/${o.metadata.name}`;
 
-  // Shared while on their way: a burst of resources naming one Secret sends one GET at a time for it.
-  const get = sharedReads(async (path) => {
-    try {
-      return await api.request<KubeObject>({ method: 'GET', path });
-    } catch (error) {
-      if (isNotFound(error)) return null;
-      throw error;
-    }
-  });
-  const read: ReadObject = (what, namespace, name) => get(`/api/v1/namespaces/${namespace}/${what}/${name}`);
+  const { read } = options;
 
   async function setFinalizers(object: Definition, finalizers: string[]): Promise<Definition> {
     // resourceVersion in the patch makes it optimistic: a stale object gets 409 and is read again.

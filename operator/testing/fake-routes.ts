@@ -64,7 +64,7 @@ function listOf(resource: ResourceType, page: Page): Record<string, unknown> {
 
 export function list(store: FakeStore, snapshots: ListSnapshots, target: Target, query: URLSearchParams, asTable: boolean): Reply {
   const labels = parseLabelSelector(query.get('labelSelector'));
-  const fields = parseFieldSelector(query.get('fieldSelector'));
+  const fields = parseFieldSelector(query.get('fieldSelector'), target.resource.kind);
   const page = snapshots.page(query.get('limit'), query.get('continue'), () => {
     const { items, resourceVersion } = store.list(target.resource, target.namespace);
     return { items: items.filter((item) => labels(item) && fields(item)), resourceVersion };

@@ -1,7 +1,7 @@
 // Label and field selectors for the fake API server's lists and watches:
 // the label grammar kubectl and client libraries send (=, ==, !=, in, notin,
 // exists, !exists) and the field selectors every resource supports
-// (metadata.name, metadata.namespace). A selector the server cannot parse
+// (metadata.name, metadata.namespace), and a Secret's type. A selector the server cannot parse
 // is a 400, as on a real cluster.
 import { badRequest } from './fake-status.ts';
 
@@ -60,17 +60,31 @@ export function parseLabelSelector(text: string | null): Selector {
   return (object) => tests.every((test) => test(object));
 }
 
-const FIELDS: Record<string, (object: KubeObject) => string | undefined> = {
+type Field = (object: KubeObject) => string | undefined;
+
+const FIELDS: Record<string, Field> = {
   'metadata.name': (object) => object.metadata.name,
   'metadata.namespace': (object) => object.metadata.namespace,
 };
 
-export function parseFieldSelector(text: string | null): Selector {
+/** Fields only some kinds can be selected by, as the real server registers them. */
+const KIND_FIELDS: Record<string, Record<string, Field>> = {
+  Secret: { type: (object) => object.type as string | undefined },
+};
+
+export function parseFieldSelector(text: string | null, kind?: string): Selector {
   if (!text) return () => true;
+  const known = { ...FIELDS, ...(kind === undefined ? {} : KIND_FIELDS[kind]) };
   const tests = text.split(',').map((requirement): Selector => {
     const match = /^([^\s!=]+)\s*(==|=|!=)\s*(.*)$/.exec(requirement.trim());
-    const field = match ? FIELDS[match[1]] : undefined;
-    if (!match || !field) throw badRequest(`"${requirement}" is not a known field selector: only "metadata.name", "metadata.namespace"`);
+    const field = match ? known[match[1]] : undefined;
+    if (!match || !field) {
+      throw badRequest(
+        `"${requirement}" is not a known field selector: only ${Object.keys(known)
+          .map((name) => `"${name}"`)
+          .join(', ')}`,
+      );
+    }
     const [, , op, value] = match;
     return op === '!=' ? (object) => field(object) !== value : (object) => field(object) === value;
   });

@@ -21,6 +21,8 @@ export interface StoredEvent {
   object: KubeObject;
   /** What selectors read of the object before a MODIFIED (name, namespace, labels), so a watch can tell it entered or left its selection. */
   previous?: KubeObject;
+  /** The event as watches send it, by event type, once one has serialised it. */
+  lines?: Record<string, string>;
 }
 
 export type StoreListener = (event: StoredEvent) => void;
@@ -290,7 +292,8 @@ export class FakeStore {
     const selected = previous && {
       metadata: { name: previous.metadata.name, namespace: previous.metadata.namespace, labels: structuredClone(previous.metadata.labels) },
     };
-    const event: StoredEvent = { resourceVersion: this.resourceVersion, type, resource, object: structuredClone(object), previous: selected };
+    // Stored objects are never changed in place (every write stores a new one), so the event can share it; callers get copies.
+    const event: StoredEvent = { resourceVersion: this.resourceVersion, type, resource, object, previous: selected };
     this.history.push(event);
     if (this.history.length > this.historyLimit) this.historyStart = this.history.shift()!.resourceVersion;
     for (const listener of this.listeners) listener(event);

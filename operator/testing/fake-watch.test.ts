@@ -1,5 +1,6 @@
 // Watches and faults of the fake API server as client-node's Watch class sees
-// them: replay from a resourceVersion, initial ADDED events, bookmarks, 410
+// them: replay from a resourceVersion, initial ADDED events, selections by
+// label and by a Secret's type, bookmarks, 410
 // Expired after compaction, server-side timeouts, and the injected faults an
 // operator must survive (dropped and stalled watches, failures, throttling).
 import { ApiException, CoreV1Api, CustomObjectsApi, KubeConfig, Watch } from '@kubernetes/client-node';
@@ -129,6 +130,24 @@ describe('watch', () => {
     const everywhere = await watch({ labelSelector: 'watched' }, '/apis/orca.dev/v1alpha1/processdefinitions');
     await everywhere.untilEvents(2);
     expect(everywhere.summary()).toEqual(['ADDED a@1', 'ADDED c@3']);
+  });
+
+  it("selects Secrets by type in lists and watches (the operator's cache leaves Helm's releases out)", async () => {
+    const core = kc.makeApiClient(CoreV1Api);
+    const secret = (name: string, type?: string) => ({ metadata: { name }, ...(type ? { type } : {}), stringData: { apiKey: name } });
+    await core.createNamespacedSecret({ namespace: 'default', body: secret('key') });
+    await core.createNamespacedSecret({ namespace: 'default', body: secret('sh.helm.release.v1.orca.v1', 'helm.sh/release.v1') });
+    const fieldSelector = 'type!=helm.sh/release.v1';
+    const listed = await core.listNamespacedSecret({ namespace: 'default', fieldSelector });
+    expect(listed.items.map((item) => item.metadata?.name)).toEqual(['key']);
+    const recorder = await watch({ fieldSelector }, '/api/v1/namespaces/default/secrets');
+    await recorder.untilEvents(1);
+    await core.createNamespacedSecret({ namespace: 'default', body: secret('sh.helm.release.v1.orca.v2', 'helm.sh/release.v1') });
+    await core.createNamespacedSecret({ namespace: 'default', body: secret('other') });
+    await recorder.untilEvents(2);
+    expect(recorder.summary()).toEqual(['ADDED key@1', 'ADDED other@4']);
+    const bad = await core.listNamespacedConfigMap({ namespace: 'default', fieldSelector: 'type=x' }).catch((error: ApiException<unknown>) => error);
+    expect((bad as ApiException<unknown>).code).toBe(400);
   });
 
   it('reports an object entering a label selection as ADDED and leaving it as DELETED, live and replayed', async () => {

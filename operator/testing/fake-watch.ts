@@ -32,6 +32,7 @@ export class ActiveWatch implements OpenWatch {
   /** Set for Table watches: the event object as a Table; column definitions only on the first. */
   tableOf?: (object: KubeObject, first: boolean) => unknown;
   private sentTable = false;
+  private corked = false;
 
   constructor(
     readonly path: string,
@@ -49,24 +50,38 @@ export class ActiveWatch implements OpenWatch {
    * The event as this watch reports it, or undefined: a change that moves an
    * object into the selection is ADDED, out of it DELETED, as the real server does.
    */
-  view(event: StoredEvent): { type: string; object: KubeObject } | undefined {
+  view(event: StoredEvent): { type: string; object: KubeObject; shared?: StoredEvent } | undefined {
     if (event.resource.group !== this.resource.group || event.resource.plural !== this.resource.plural) return undefined;
     if (this.namespace !== undefined && event.object.metadata.namespace !== this.namespace) return undefined;
     const now = this.selector(event.object);
-    if (event.type !== 'MODIFIED' || !event.previous) return now ? { type: event.type, object: event.object } : undefined;
+    if (event.type !== 'MODIFIED' || !event.previous) return now ? { type: event.type, object: event.object, shared: event } : undefined;
     const before = this.selector(event.previous);
-    if (now) return { type: before ? 'MODIFIED' : 'ADDED', object: event.object };
-    return before ? { type: 'DELETED', object: event.object } : undefined;
+    if (now) return { type: before ? 'MODIFIED' : 'ADDED', object: event.object, shared: event };
+    return before ? { type: 'DELETED', object: event.object, shared: event } : undefined;
   }
 
-  send(type: string, object: unknown): void {
+  /** Sends one event; `shared` is the stored event it came from, whose line other watches of it reuse. */
+  send(type: string, object: unknown, shared?: StoredEvent): void {
     if (this.closed || this.stalled) return;
-    let sent = object;
+    let line: string;
     if (this.tableOf && type !== 'ERROR') {
-      sent = this.tableOf(object as KubeObject, !this.sentTable);
+      line = `${JSON.stringify({ type, object: this.tableOf(object as KubeObject, !this.sentTable) })}\n`;
       this.sentTable = true;
+    } else if (shared) {
+      // Serialised once per event and type, however many watches it goes to.
+      const lines = (shared.lines ??= {});
+      line = lines[type] ??= `${JSON.stringify({ type, object })}\n`;
+    } else line = `${JSON.stringify({ type, object })}\n`;
+    // Events written in one turn of the event loop (a burst of writes) leave in one write.
+    if (!this.corked) {
+      this.corked = true;
+      this.response.cork();
+      setImmediate(() => {
+        this.corked = false;
+        this.response.uncork();
+      });
     }
-    this.response.write(`${JSON.stringify({ type, object: sent })}\n`);
+    this.response.write(line);
   }
 
   bookmark(resourceVersion: number): void {
@@ -75,11 +90,11 @@ export class ActiveWatch implements OpenWatch {
   }
 
   /** Sends the initial events (already filtered), then follows the store until closed. */
-  start(store: FakeStore, timeoutSeconds: number | undefined, initial: { type: string; object: KubeObject }[]): void {
-    for (const event of initial) this.send(event.type, event.object);
+  start(store: FakeStore, timeoutSeconds: number | undefined, initial: { type: string; object: KubeObject; shared?: StoredEvent }[]): void {
+    for (const event of initial) this.send(event.type, event.object, event.shared);
     this.unsubscribe = store.subscribe((event) => {
       const seen = this.view(event);
-      if (seen) this.send(seen.type, seen.object);
+      if (seen) this.send(seen.type, seen.object, event);
     });
     if (timeoutSeconds !== undefined && timeoutSeconds > 0) this.timer = setTimeout(() => this.close(), timeoutSeconds * 1000);
     this.response.on('close', () => this.close());
@@ -100,7 +115,7 @@ export class ActiveWatch implements OpenWatch {
 export function openWatch(store: FakeStore, request: WatchRequest, response: ServerResponse, onClose: (watch: ActiveWatch) => void): ActiveWatch | undefined {
   const { query, resource, namespace } = request;
   const labels = parseLabelSelector(query.get('labelSelector'));
-  const fields = parseFieldSelector(query.get('fieldSelector'));
+  const fields = parseFieldSelector(query.get('fieldSelector'), resource.kind);
   const selector: Selector = (object) => labels(object) && fields(object);
   const since = query.get('resourceVersion');
   const timeout = query.get('timeoutSeconds');

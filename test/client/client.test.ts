@@ -1,7 +1,10 @@
 // OrcaClient against a real server over HTTP: every core call (deploy of
 // BPMN and DMN, start, list with variable filters, read, jobs, incidents,
 // tasks) answers what the server answers, and failures arrive as OrcaError
-// with the problem's code, status and failing field.
+// with the problem's code, status and failing field; a server that never
+// answers fails a request after timeoutMs.
+import { createServer, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OrcaClient, OrcaError } from '../../client/index.ts';
 import { apiFixture, type ApiFixture } from '../api/api-fixture.ts';
@@ -133,5 +136,23 @@ describe('OrcaClient', () => {
   it('reports a server that is not there as a retryable TRANSPORT error', async () => {
     const nowhere = new OrcaClient({ url: 'http://127.0.0.1:1', apiKey: 'k', retry: { attempts: 2, baseMs: 1 } });
     expect(await caught(nowhere.listInstances())).toMatchObject({ status: 0, code: 'TRANSPORT', retryable: true });
+  });
+
+  it('with timeoutMs, gives up on a server that accepts and never answers, through the pools and through a fetch', async () => {
+    const held: ServerResponse[] = [];
+    const silent = createServer((_request, response) => void held.push(response));
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(silent.address() as AddressInfo).port}`;
+    try {
+      for (const through of [{}, { fetch }]) {
+        const impatient = new OrcaClient({ url, apiKey: 'k', retry: { attempts: 1 }, timeoutMs: 200, ...through });
+        expect(await caught(impatient.getProcessDefinition('any'))).toMatchObject({ status: 0, code: 'TRANSPORT' });
+      }
+      expect(held).toHaveLength(2);
+      expect(() => new OrcaClient({ url, timeoutMs: 0 })).toThrow(/timeoutMs/);
+    } finally {
+      silent.closeAllConnections();
+      await new Promise((resolve) => silent.close(resolve));
+    }
   });
 });

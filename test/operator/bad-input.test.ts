@@ -2,9 +2,11 @@
 // never as a crash or a redeploy storm: an invalid model (Stalled with
 // Orca's message, not sent again), both or neither source, an oversized
 // inline model, a missing ConfigMap or Secret (Stalled, then Ready once it
-// appears), a key Orca refuses, a process id that does not match, and Orca
+// appears), a changed Secret (reconciled at once, before any retry is
+// due), a Secret cache not yet filled (no reconcile), a key Orca refuses, a process id that does not match, and Orca
 // down (Reconciling, retried with backoff, Ready once it is back).
 import { describe, expect, it } from 'vitest';
+import { OrcaClient } from '../../client/index.ts';
 import { serviceProcess } from '../api/workflow-support.ts';
 import { eventually, NS, operatorWorld, PD } from './operator-fixture.ts';
 
@@ -70,9 +72,43 @@ describe('operator: bad input and faults', () => {
     world.kube.patch('v1', 'ConfigMap', NS, 'later', { data: { 'model.bpmn': serviceProcess('from-cm', 'x') } });
     await world.condition(PD, 'from-cm', 'Ready', 'True');
     world.kube.create({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'missing', namespace: NS }, stringData: { apiKey: world.apiKey } });
-    // Secrets are not watched: the retry with backoff finds it.
     await world.condition(PD, 'no-secret', 'Ready', 'True');
     await operator.stop();
+  });
+
+  it('a Secret changed: the resources that use it are reconciled at once — a fixed key → Ready, a key of another account → deployed there', async () => {
+    // Retries and resyncs far beyond the test's patience: only the watch on Secrets can bring the change.
+    const operator = await world.operator({ rateLimiter: { baseMs: 600_000, maxMs: 600_000 }, resyncSeconds: 3_600 });
+    const secret = (apiKey: string) => ({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'rotating', namespace: NS }, stringData: { apiKey } });
+    world.kube.create(secret('orca_not_a_real_key'));
+    world.kube.create(world.processDefinition('rotating', { bpmnXml: serviceProcess('rotating', 'x'), apiKeySecretRef: { name: 'rotating' } }));
+    await world.condition(PD, 'rotating', 'Stalled', 'True', 'InvalidApiKey');
+    world.kube.update(secret(world.apiKey));
+    expect((await world.condition(PD, 'rotating', 'Ready', 'True')).version).toBe(1);
+
+    const other = await world.orca.newAccount();
+    world.kube.update(secret(other.apiKey));
+    const theirs = new OrcaClient({ url: world.orca.baseUrl, apiKey: other.apiKey });
+    const deployed = await eventually(
+      async () => (await theirs.getProcessDefinition('rotating').catch(() => undefined)) ?? undefined,
+      'the process in the other account',
+    );
+    expect(deployed.latestVersion).toBe(1);
+    await operator.stop();
+  });
+
+  it('reconciles nothing before the Secret cache is filled: a resource whose Secret exists is never Stalled at start', async () => {
+    world.kube.create(world.processDefinition('at-start', { bpmnXml: serviceProcess('at-start', 'x') }));
+    // The operator's first lists of Secrets fail, so its cache of them fills a while after the others.
+    world.kube.faults.failNext(3, 500, (path, method) => method === 'GET' && path.endsWith('/secrets'));
+    const operator = await world.operator();
+    await world.condition(PD, 'at-start', 'Ready', 'True');
+    await operator.stop();
+    const reasons = world.kube
+      .list('v1', 'Event', NS)
+      .filter((e) => (e.involvedObject as { name: string }).name === 'at-start')
+      .map((e) => e.reason);
+    expect(reasons).toEqual(['Deployed']);
   });
 
   it('a key Orca refuses: Stalled InvalidApiKey, retried with backoff, no storm', async () => {
