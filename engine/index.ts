@@ -24,6 +24,7 @@ export {
 export type {
   Charge,
   ChargeResult,
+  CompletedTaskRecord,
   Db,
   DecisionVersionSummary,
   DefinitionStatistics,
