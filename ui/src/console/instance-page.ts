@@ -14,6 +14,7 @@ import { href, Link, navigate } from '../common/router.ts';
 import { ErrorNote, Loading } from '../common/shell.ts';
 import { useTitle } from '../common/page.ts';
 import { usePoll } from '../common/poll.ts';
+import { type Column, DataTable } from '../common/table.ts';
 import type { HistoryItem, Incident, InstanceDetail, InstanceStatistics, InstanceSummary, Page } from '../common/types.ts';
 
 /** Marks from the instance itself, when its statistics cannot be read: what is active and what is stuck. */
@@ -28,6 +29,22 @@ function marksFromDetail(detail: InstanceDetail, incidents: Incident[]): Diagram
   for (const incident of incidents) if (incident.state === 'OPEN') entry(incident.elementId).incidents += 1;
   return { elements: [...byElement.values()] };
 }
+
+const HISTORY_COLUMNS: Column<HistoryItem>[] = [
+  { header: 'Element', cell: (item) => html`<code>${item.elementId}</code>` },
+  { header: 'Type', cell: (item) => item.elementType },
+  {
+    header: 'State',
+    cell: (item) =>
+      html`<${StateTag} state=${item.state} />${
+          item.calledProcessInstanceKey
+            ? html` <${Link} to=${href(`instances/${item.calledProcessInstanceKey}`)}>called instance ${item.calledProcessInstanceKey}<//>`
+            : null
+        }`,
+  },
+  { header: 'Started', cell: (item) => html`<${When} iso=${item.startedAt} />` },
+  { header: 'Ended', cell: (item) => html`<${When} iso=${item.endedAt} />` },
+];
 
 interface Loaded {
   detail: InstanceDetail;
@@ -107,6 +124,19 @@ export function InstancePage(props: { instanceKey: string }) {
       await api(`/api/v1/incidents/${encodeURIComponent(incident.id)}`, { method: 'PATCH' });
       setNote(`The record of incident ${incident.id} was closed. The instance stays in incident; start a new instance to carry on.`);
     });
+  const incidentColumns: Column<Incident>[] = [
+    { header: 'Element', cell: (incident) => html`<code>${incident.elementId}</code>` },
+    { header: 'Type', cell: (incident) => incident.type },
+    { header: 'Message', cell: (incident) => incident.message },
+    { header: 'Record', cell: (incident) => html`<${StateTag} state=${incident.state} />` },
+    { header: 'Raised', cell: (incident) => html`<${When} iso=${incident.createdAt} />` },
+    {
+      header: 'Action',
+      hiddenHeader: true,
+      cell: (incident) =>
+        incident.state === 'OPEN' ? html`<button type="button" disabled=${busy} onClick=${() => closeRecord(incident)}>Close incident record</button>` : null,
+    },
+  ];
 
   if (!detail)
     return html`<h1>Instance ${key}</h1>
@@ -174,37 +204,7 @@ export function InstancePage(props: { instanceKey: string }) {
       ${
         loaded.incidents.length === 0
           ? html`<p>This instance has no incidents.</p>`
-          : html`<table>
-              <thead>
-                <tr>
-                  <th scope="col">Element</th>
-                  <th scope="col">Type</th>
-                  <th scope="col">Message</th>
-                  <th scope="col">Record</th>
-                  <th scope="col">Raised</th>
-                  <th scope="col"><span class="visually-hidden">Action</span></th>
-                </tr>
-              </thead>
-              <tbody>
-                ${loaded.incidents.map(
-                  (incident) =>
-                    html`<tr>
-                      <th scope="row"><code>${incident.elementId}</code></th>
-                      <td>${incident.type}</td>
-                      <td>${incident.message}</td>
-                      <td><${StateTag} state=${incident.state} /></td>
-                      <td><${When} iso=${incident.createdAt} /></td>
-                      <td>
-                        ${
-                          incident.state === 'OPEN'
-                            ? html`<button type="button" disabled=${busy} onClick=${() => closeRecord(incident)}>Close incident record</button>`
-                            : null
-                        }
-                      </td>
-                    </tr>`,
-                )}
-              </tbody>
-            </table>`
+          : html`<${DataTable} columns=${incidentColumns} rows=${loaded.incidents} rowKey=${(incident: Incident) => incident.id} />`
       }
     </section>
     <section aria-labelledby="history-heading">
@@ -212,36 +212,7 @@ export function InstancePage(props: { instanceKey: string }) {
       <${ErrorNote} message=${loaded.historyError} />
       ${
         loaded.history
-          ? html`<table>
-                <thead>
-                  <tr>
-                    <th scope="col">Element</th>
-                    <th scope="col">Type</th>
-                    <th scope="col">State</th>
-                    <th scope="col">Started</th>
-                    <th scope="col">Ended</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  ${loaded.history.items.map(
-                    (item) =>
-                      html`<tr>
-                        <th scope="row"><code>${item.elementId}</code></th>
-                        <td>${item.elementType}</td>
-                        <td>
-                          <${StateTag} state=${item.state} />
-                          ${
-                            item.calledProcessInstanceKey
-                              ? html` <${Link} to=${href(`instances/${item.calledProcessInstanceKey}`)}>called instance ${item.calledProcessInstanceKey}<//>`
-                              : null
-                          }
-                        </td>
-                        <td><${When} iso=${item.startedAt} /></td>
-                        <td><${When} iso=${item.endedAt} /></td>
-                      </tr>`,
-                  )}
-                </tbody>
-              </table>
+          ? html`<${DataTable} columns=${HISTORY_COLUMNS} rows=${loaded.history.items} rowKey=${(item: HistoryItem) => item.elementInstanceKey} />
               ${loaded.history.nextCursor ? html`<p class="muted">The first 500 elements are shown.</p>` : null}`
           : null
       }
