@@ -3,7 +3,8 @@
 // filters by "Your name", a task in its process context, Claim, Unclaim
 // and Assign, the "Variables (JSON)" editor refusing invalid JSON without
 // sending anything, and completion through GraphQL completeTask, free of
-// credits, with the keyboard alone. Every page is checked with axe-core
+// credits, with the keyboard alone; the completed task read-only, listed
+// under "Completed" with who held it. Every page is checked with axe-core
 // (WCAG 2 A/AA) and screenshotted to test-output/ui/; no page error or
 // console error.
 import type { Browser, Page } from 'playwright-core';
@@ -73,7 +74,7 @@ describe.skipIf(browserMissing !== null)('the task list', () => {
     await page.getByLabel('Assigned to me').check();
     await page.getByRole('status').filter({ hasText: 'No task here.' }).waitFor();
     await page.getByLabel('Completed').check();
-    await page.getByRole('status').filter({ hasText: 'element history' }).waitFor();
+    await page.getByRole('status').filter({ hasText: 'No task here.' }).waitFor();
     await page.getByLabel('Unassigned').check();
     await expect.poll(rowsOfTable).toEqual([`review (${laptop})`, `review (${chair})`].sort());
 
@@ -128,6 +129,8 @@ describe.skipIf(browserMissing !== null)('the task list', () => {
     await page.getByText('must be a JSON object').waitFor();
     expect((await api.call('GET', `/api/v1/tasks/${chair}`, { apiKey })).status).toBe(200);
 
+    // Held by ada when completed: the completed task says who did it.
+    expect((await api.call('POST', `/api/v1/tasks/${chair}/assign`, { apiKey, json: { assignee: 'ada' } })).status).toBe(200);
     const balance = await balanceOf(api, account);
     // Keyboard only: focus the editor, type, tab to Claim's form's buttons… and press Complete with Enter.
     await editor.fill('');
@@ -143,10 +146,29 @@ describe.skipIf(browserMissing !== null)('the task list', () => {
     expect(await balanceOf(api, account)).toBe(balance);
     await expectAccessible(page, 'tasklist-task-completed');
 
-    await page.getByRole('link', { name: 'Back to the tasks' }).click();
+    // Read-only from here: who completed it and when, the element marked completed, no actions.
+    await page.getByRole('link', { name: 'See the completed task' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Task review (completed)' }).waitFor();
+    expect(new URL(page.url()).pathname).toBe(`/tasklist/completed/${chair}`);
+    expect(await page.getByTestId('completed-by').textContent()).toBe('ada');
+    await diagramElement(page, 'review', 'orca-completed').waitFor();
+    await expect.poll(() => page.getByRole('region', { name: 'Variables' }).textContent()).toContain('"approved": true');
+    expect(await page.getByRole('button', { name: /Claim|Assign|Complete/ }).count()).toBe(0);
+    await expectAccessible(page, 'tasklist-completed-task');
+
+    await page.getByRole('link', { name: 'Back to the completed tasks' }).click();
+    await expect.poll(rowsOfTable).toEqual([`review (${chair})`]);
+    await page.getByRole('row', { name: new RegExp(`review \\(${chair}\\)`) }).getByRole('cell', { name: 'ada' }).waitFor();
+    await expectAccessible(page, 'tasklist-completed');
+    // An old link to the open task leads to its completed page.
+    await page.goto(`/tasklist/tasks/${chair}`);
+    await page.getByRole('heading', { level: 1, name: 'Task review (completed)' }).waitFor();
+    expect(new URL(page.url()).pathname).toBe(`/tasklist/completed/${chair}`);
+
+    await page.goto('/tasklist/');
     await page.getByLabel('All open').check();
     await expect.poll(rowsOfTable).toEqual([`review (${await taskIdOf(instances[0])})`]);
-    expectNoProblems(watched);
+    expectNoProblems(watched, [404]);
   });
 
   it('says clearly when a task is gone or its id is nonsense', async () => {

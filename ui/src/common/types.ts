@@ -85,3 +85,17 @@ export interface Task {
   createdAt: string;
   variables?: Record<string, unknown>;
 }
+
+/** A completed human task (the completed-tasks extension routes). */
+export interface CompletedTask {
+  id: string;
+  elementId: string;
+  elementInstanceKey: string;
+  processInstanceKey: string;
+  bpmnProcessId: string;
+  version: number;
+  assignee: string | null;
+  state: 'COMPLETED';
+  createdAt: string;
+  completedAt: string;
+}
