@@ -7,27 +7,18 @@
 // under "Completed" with who held it. Every page is checked with axe-core
 // (WCAG 2 A/AA) and screenshotted to test-output/ui/; no page error or
 // console error.
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { apiFixture, type ApiFixture } from '../api/api-fixture.ts';
+import type { ApiFixture } from '../api/api-fixture.ts';
 import { balanceOf, instanceInState, mustDeploy, startInstance, userTaskProcess } from '../api/workflow-support.ts';
-import {
-  browserMissing,
-  diagramElement,
-  ensureUiBuilt,
-  expectAccessible,
-  expectNoProblems,
-  launchBrowser,
-  openPage,
-  openSignedIn,
-  type WatchedPage,
-} from './browser-support.ts';
+import { browserFixture, type BrowserFixture } from './browser-fixture.ts';
+import { browserMissing, diagramElement, expectAccessible, expectNoProblems, openSignedIn, type WatchedPage } from './browser-support.ts';
 
 if (browserMissing) console.warn(browserMissing);
 
 describe.skipIf(browserMissing !== null)('the task list', () => {
+  let ui: BrowserFixture;
   let api: ApiFixture;
-  let browser: Browser;
   let apiKey: string;
   let account: string;
   let watched: WatchedPage;
@@ -35,21 +26,15 @@ describe.skipIf(browserMissing !== null)('the task list', () => {
   const instances: string[] = [];
 
   beforeAll(async () => {
-    ensureUiBuilt();
-    api = await apiFixture();
+    ui = await browserFixture();
+    ({ api, watched, page } = ui);
     ({ apiKey, account } = await api.newAccount());
     await mustDeploy(api, apiKey, userTaskProcess('approve'));
     instances.push(await startInstance(api, apiKey, 'approve', { request: 'laptop', amount: 1200 }));
     instances.push(await startInstance(api, apiKey, 'approve', { request: 'chair', amount: 150 }));
-    browser = await launchBrowser();
-    watched = await openPage(browser, api.baseUrl);
-    page = watched.page;
   }, 240_000);
 
-  afterAll(async () => {
-    await browser?.close();
-    await api?.close();
-  }, 60_000);
+  afterAll(() => ui?.close(), 60_000);
 
   async function taskIdOf(instanceKey: string): Promise<string> {
     for (let attempt = 0; attempt < 200; attempt += 1) {
@@ -158,7 +143,10 @@ describe.skipIf(browserMissing !== null)('the task list', () => {
 
     await page.getByRole('link', { name: 'Back to the completed tasks' }).click();
     await expect.poll(rowsOfTable).toEqual([`review (${chair})`]);
-    await page.getByRole('row', { name: new RegExp(`review \\(${chair}\\)`) }).getByRole('cell', { name: 'ada' }).waitFor();
+    await page
+      .getByRole('row', { name: new RegExp(`review \\(${chair}\\)`) })
+      .getByRole('cell', { name: 'ada' })
+      .waitFor();
     await expectAccessible(page, 'tasklist-completed');
     // An old link to the open task leads to its completed page.
     await page.goto(`/tasklist/tasks/${chair}`);
