@@ -96,6 +96,8 @@ describe.skipIf(browserMissing !== null)('the console', () => {
     await diagramElement(page, 'f2', 'orca-taken').waitFor();
     await page.getByRole('heading', { level: 1, name: /Completed/ }).waitFor();
     await expect.poll(() => page.getByRole('region', { name: 'Variables' }).textContent()).toContain('"charged": true');
+    const changes = page.getByRole('region', { name: 'Variable changes' });
+    await expect.poll(() => changes.getByRole('row', { name: /^task / }).textContent()).toContain('charged');
     const history = page.getByRole('region', { name: 'Element history' });
     await expect.poll(() => history.getByRole('row').count()).toBeGreaterThanOrEqual(4);
     expect(await history.textContent()).toContain('task');

@@ -86,6 +86,15 @@ export interface Task {
   variables?: Record<string, unknown>;
 }
 
+/** A completion that set variables (names only: values are not recorded). */
+export interface VariableChange {
+  at: string;
+  elementId: string;
+  elementInstanceKey: string;
+  jobKey: string;
+  variables: string[];
+}
+
 /** A completed human task (the completed-tasks extension routes). */
 export interface CompletedTask {
   id: string;

@@ -15,7 +15,7 @@ import { ErrorNote, Loading } from '../common/shell.ts';
 import { useTitle } from '../common/page.ts';
 import { usePoll } from '../common/poll.ts';
 import { type Column, DataTable } from '../common/table.ts';
-import type { HistoryItem, Incident, InstanceDetail, InstanceStatistics, InstanceSummary, Page } from '../common/types.ts';
+import type { HistoryItem, Incident, InstanceDetail, InstanceStatistics, InstanceSummary, Page, VariableChange } from '../common/types.ts';
 
 /** Marks from the instance itself, when its statistics cannot be read: what is active and what is stuck. */
 function marksFromDetail(detail: InstanceDetail, incidents: Incident[]): DiagramMarks {
@@ -46,6 +46,12 @@ const HISTORY_COLUMNS: Column<HistoryItem>[] = [
   { header: 'Ended', cell: (item) => html`<${When} iso=${item.endedAt} />` },
 ];
 
+const CHANGE_COLUMNS: Column<VariableChange>[] = [
+  { header: 'Set by', cell: (change) => html`<code>${change.elementId}</code>` },
+  { header: 'Variables', cell: (change) => change.variables.map((name, i) => html`${i > 0 ? ', ' : ''}<code>${name}</code>`) },
+  { header: 'When', cell: (change) => html`<${When} iso=${change.at} />` },
+];
+
 interface Loaded {
   detail: InstanceDetail;
   incidents: Incident[];
@@ -53,6 +59,8 @@ interface Loaded {
   statsNote: string | null;
   history: Page<HistoryItem> | null;
   historyError: string | null;
+  changes: Page<VariableChange> | null;
+  changesError: string | null;
   children: InstanceSummary[];
 }
 
@@ -66,10 +74,11 @@ export function InstancePage(props: { instanceKey: string }) {
 
   const polled = usePoll(async (): Promise<Loaded> => {
     const detail = await api<InstanceDetail>(base);
-    const [incidents, stats, history, children] = await Promise.all([
+    const [incidents, stats, history, changes, children] = await Promise.all([
       api<Page<Incident>>('/api/v1/incidents', { query: { 'filter.processInstanceKey': key, limit: 100 } }),
       api<InstanceStatistics>(`${base}/statistics`).catch((e: Error) => e),
       api<Page<HistoryItem>>(`${base}/history`, { query: { limit: 500 } }).catch((e: Error) => e),
+      api<Page<VariableChange>>(`${base}/variable-changes`, { query: { limit: 200 } }).catch((e: Error) => e),
       api<Page<InstanceSummary>>('/api/v1/process-instances', { query: { 'filter.parentProcessInstanceKey': key, 'filter.state': 'INCIDENT', limit: 20 } })
         .then((p) => p.items)
         .catch(() => [] as InstanceSummary[]),
@@ -82,6 +91,8 @@ export function InstancePage(props: { instanceKey: string }) {
       statsNote: statsOk ? null : `Completed elements are not shown: ${stats.message}`,
       history: history instanceof Error ? null : history,
       historyError: history instanceof Error ? history.message : null,
+      changes: changes instanceof Error ? null : changes,
+      changesError: changes instanceof Error ? changes.message : null,
       children: children.filter((c) => c.parentProcessInstanceKey === key),
     };
   }, [key]);
@@ -198,6 +209,22 @@ export function InstancePage(props: { instanceKey: string }) {
     <section aria-labelledby="variables-heading">
       <h2 id="variables-heading">Variables</h2>
       <${JsonBlock} value=${detail.variables} label="Variables as JSON" />
+    </section>
+    <section aria-labelledby="changes-heading">
+      <h2 id="changes-heading">Variable changes</h2>
+      <p class="help">Which variables each job or task completion sent, in order. Only the names are recorded; the values above are the current ones.</p>
+      <${ErrorNote} message=${loaded.changesError} />
+      ${
+        loaded.changes && loaded.changes.items.length === 0
+          ? html`<p>No completion has set a variable yet: the variables are those the instance started with.</p>`
+          : null
+      }
+      ${
+        loaded.changes && loaded.changes.items.length > 0
+          ? html`<${DataTable} columns=${CHANGE_COLUMNS} rows=${loaded.changes.items} rowKey=${(change: VariableChange) => change.jobKey} />
+              ${loaded.changes.nextCursor ? html`<p class="muted">The first 200 changes are shown.</p>` : null}`
+          : null
+      }
     </section>
     <section aria-labelledby="incidents-heading">
       <h2 id="incidents-heading">Incidents</h2>
