@@ -6,7 +6,7 @@
 // bad filters are a 400 naming the field.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiFixture, type ApiFixture } from './api-fixture.ts';
-import { activateOne, instanceInState, mustDeploy, startInstance, userTaskProcess, type Json } from './workflow-support.ts';
+import { activateOne, instanceInState, mustDeploy, openTaskOf as taskOf, startInstance, userTaskProcess } from './workflow-support.ts';
 
 let api: ApiFixture;
 let apiKey: string;
@@ -20,22 +20,13 @@ beforeAll(async () => {
 }, 60_000);
 afterAll(() => api?.close());
 
-async function openTaskOf(instanceKey: string): Promise<Json> {
-  const deadline = Date.now() + 10_000;
-  for (;;) {
-    const res = await api.call('GET', '/api/v1/tasks', { apiKey, query: { 'filter.processInstanceKey': instanceKey } });
-    if (res.json.items.length > 0) return res.json.items[0];
-    if (Date.now() > deadline) throw new Error(`no task for instance ${instanceKey}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
-
-const ids = (res: { json: Json }) => res.json.items.map((t: { id: string }) => t.id);
+const openTask = (instanceKey: string) => taskOf(api, apiKey, instanceKey);
+const ids = (res: { json: { items: { id: string }[] } }) => res.json.items.map((t: { id: string }) => t.id);
 
 describe('completed tasks', () => {
   it('records a task completed over REST with its assignee and times, and reads it alone', async () => {
     const instanceKey = await startInstance(api, apiKey, 'approve');
-    const task = await openTaskOf(instanceKey);
+    const task = await openTask(instanceKey);
     expect((await api.call('GET', `/api/v1/completed-tasks/${task.id}`, { apiKey })).status).toBe(404);
     await api.call('POST', `/api/v1/tasks/${task.id}/claim`, { apiKey, json: { assignee: 'ana' } });
     expect((await api.call('POST', `/api/v1/tasks/${task.id}/complete`, { apiKey, json: { variables: { ok: true } } })).status).toBe(204);
@@ -65,7 +56,7 @@ describe('completed tasks', () => {
     const done: string[] = [];
     for (let i = 0; i < 5; i++) {
       const instanceKey = await startInstance(api, apiKey, 'approve', { i });
-      const task = await openTaskOf(instanceKey);
+      const task = await openTask(instanceKey);
       if (i % 2 === 0) await api.call('POST', `/api/v1/tasks/${task.id}/assign`, { apiKey, json: { assignee: 'bob' } });
       if (i === 4) {
         // A worker may take user tasks as jobs; that completion is a task's completion too.
@@ -96,7 +87,7 @@ describe('completed tasks', () => {
 
   it('never lists a cancelled task, nor one of another account', async () => {
     const instanceKey = await startInstance(api, apiKey, 'approve');
-    const task = await openTaskOf(instanceKey);
+    const task = await openTask(instanceKey);
     expect((await api.call('POST', `/api/v1/process-instances/${instanceKey}/cancel`, { apiKey })).status).toBe(204);
     await instanceInState(api, apiKey, instanceKey, 'TERMINATED');
     expect((await api.call('GET', `/api/v1/completed-tasks/${task.id}`, { apiKey })).status).toBe(404);

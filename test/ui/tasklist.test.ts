@@ -10,7 +10,7 @@
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ApiFixture } from '../api/api-fixture.ts';
-import { balanceOf, instanceInState, mustDeploy, startInstance, userTaskProcess } from '../api/workflow-support.ts';
+import { balanceOf, instanceInState, mustDeploy, openTaskOf, startInstance, userTaskProcess } from '../api/workflow-support.ts';
 import { browserFixture, type BrowserFixture } from './browser-fixture.ts';
 import { browserMissing, diagramElement, expectAccessible, expectNoProblems, openSignedIn, type WatchedPage } from './browser-support.ts';
 
@@ -36,14 +36,7 @@ describe.skipIf(browserMissing !== null)('the task list', () => {
 
   afterAll(() => ui?.close(), 60_000);
 
-  async function taskIdOf(instanceKey: string): Promise<string> {
-    for (let attempt = 0; attempt < 200; attempt += 1) {
-      const res = await api.call('GET', '/api/v1/tasks', { apiKey, query: { 'filter.processInstanceKey': instanceKey } });
-      if (res.json.items.length > 0) return res.json.items[0].id as string;
-      await new Promise((r) => setTimeout(r, 50));
-    }
-    throw new Error(`no task for instance ${instanceKey}`);
-  }
+  const taskIdOf = async (instanceKey: string): Promise<string> => (await openTaskOf(api, apiKey, instanceKey)).id;
 
   // Sorted: the API lists tasks by key, and keys of different partitions do not follow creation order.
   const rowsOfTable = async () => (await page.getByRole('table').getByRole('rowheader').allTextContents()).sort();
