@@ -29,6 +29,7 @@ export type {
   MailboxRow,
   PlatformAppRow,
   ChargeResult,
+  CompletedTaskRecord,
   Db,
   DecisionVersionSummary,
   DefinitionStatistics,

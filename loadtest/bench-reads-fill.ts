@@ -6,7 +6,8 @@
 // time, with its own keys (partition in the top bits, as the engine's),
 // start and end times over the last 30 days, and realistic root variables
 // (an order id, one of 5,000 customers, an amount, a priority, a region, an
-// item). Its history row, its incident (a third of them closed) and the
+// item). Its history row, its incident (a third of them closed), the
+// completed review task of a completed approval instance, and the
 // definition statistics (the shapes' deltas, summed per partition, as the
 // commit statement keeps them) are written the same way. Finally the tables
 // are vacuumed and analysed, as autovacuum would have done on a live system.
@@ -36,6 +37,8 @@ export const instanceKey = (n: number, partitions: number): bigint => (BigInt(n 
 /** Key i of an instance (elements, jobs, incidents): the instance key plus i · 2^24, so none collides with another instance's. */
 const KEY_STRIDE = 16_777_216;
 const WINDOW_MS = 30 * 24 * 3600 * 1000;
+/** The people completed review tasks are assigned to: user-0 … user-39. */
+export const ASSIGNEES = 40;
 
 export async function fillStore(client: pg.ClientBase, options: FillOptions): Promise<Filled> {
   const began = performance.now();
@@ -117,6 +120,16 @@ export async function fillStore(client: pg.ClientBase, options: FillOptions): Pr
        from (${x}) x where x.inc_key is not null`,
       [options.account],
     );
+    // The approval model's completed instances each had their review done by
+    // a person: one of 40 names, or nobody (a tenth), completed before the instance ended.
+    await client.query(
+      `insert into completed_tasks (key, account, partition, instance_key, bpmn_process_id, process_version, element_id, element_instance_key,
+                                    assignee, created_at, completed_at)
+       select x.k + ${maxKeys * KEY_STRIDE}, $1, x.p, x.k, x.bpmn, x.v, 'review', x.k + ${(maxKeys + 1) * KEY_STRIDE},
+              case when x.n % 10 = 0 then null else 'user-' || ((x.n / 10) % ${ASSIGNEES}) end, ${at('x.c_ms')}, ${at('(x.e_ms - 1000)')}
+       from (${x}) x where x.bpmn = 'approval' and x.state = 'COMPLETED'`,
+      [options.account],
+    );
     log(`bench:reads: filled ${last.toLocaleString('en-US')} of ${total.toLocaleString('en-US')} instances`);
   }
   await client.query(
@@ -128,6 +141,6 @@ export async function fillStore(client: pg.ClientBase, options: FillOptions): Pr
   );
   await client.query('drop table bench_shapes, bench_shape_deltas');
   log('bench:reads: vacuum analyze');
-  await client.query('vacuum analyze instances, history, incidents, element_stats');
+  await client.query('vacuum analyze instances, history, incidents, element_stats, completed_tasks');
   return { shapes, from, step, seconds: (performance.now() - began) / 1000 };
 }

@@ -4,7 +4,7 @@
 // instances, customers, date windows), a warm-up first, and every answer
 // checked for status 200 and a plausible body so a fast error can never
 // pass for a fast read. Reports p50/p99 per route in milliseconds.
-import { instanceKey } from './bench-reads-fill.ts';
+import { ASSIGNEES, instanceKey } from './bench-reads-fill.ts';
 
 export interface MeasureOptions {
   baseUrl: string;
@@ -103,6 +103,15 @@ export async function measureRoutes(options: MeasureOptions, log: (line: string)
     'definition statistics (?version=1)': () => ({ path: '/api/v1/process-definitions/order/statistics?version=1', check: (b) => b.elements?.length > 0 }),
     'instance statistics': () => ({ path: `${list}/${keyOf(pick())}/statistics`, check: (b) => b.elements?.length > 0 }),
     'instance history': () => ({ path: `${list}/${keyOf(pick())}/history`, check: page }),
+    'completed tasks: first page': () => ({ path: '/api/v1/completed-tasks', check: page }),
+    'completed tasks: filter.assignee': () => ({
+      path: `/api/v1/completed-tasks?filter.assignee=user-${Math.floor(Math.random() * ASSIGNEES)}`,
+      check: page,
+    }),
+    'completed tasks: cursor page 2': async () => ({
+      path: withCursor('/api/v1/completed-tasks', await cursorAfter('/api/v1/completed-tasks', 1)),
+      check: page,
+    }),
   };
 
   const figures: Record<string, RouteFigures> = {};

@@ -4,6 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import type { ApiContext } from '../context.ts';
 import { register as account } from './account.ts';
 import { register as auth } from './auth.ts';
+import { register as completedTasks } from './completed-tasks.ts';
 import { register as decisions } from './decisions.ts';
 import { register as graphql } from './graphql.ts';
 import { register as health } from './health.ts';
@@ -30,6 +31,7 @@ export const routeFamilies: RegisterRoutes[] = [
   jobs,
   incidents,
   tasks,
+  completedTasks,
   decisions,
   mailbox,
   platform,

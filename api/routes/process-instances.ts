@@ -242,6 +242,50 @@ export const register: RegisterRoutes = async (app, ctx) => {
     app,
     {
       method: 'GET',
+      path: '/api/v1/process-instances/:key/variable-changes',
+      summary:
+        'Which variables each job or task completion of the instance set, by name, in the order they happened. ' +
+        'Values are not recorded: the instance read has the current ones.',
+      tags: TAGS,
+      auth: 'apiKey',
+      params: keyParams,
+      query: z.object(pageQuery),
+      response: {
+        status: 200,
+        schema: pageSchema(
+          z.object({
+            at: z.string(),
+            elementId: z.string(),
+            elementInstanceKey: z.string(),
+            jobKey: z.string(),
+            variables: z.array(z.string()).describe('The names of the variables the completion set.'),
+          }),
+        ),
+      },
+      errors: [400, 401, 404],
+      extension: true,
+    },
+    async ({ params, query }, request) => {
+      const instance = await ctx.engine.store.instances.getInstance(request.account, params.key);
+      if (instance === null) throw notFound(params.key);
+      const page = await readPage(() => ctx.engine.store.history.listVariableChanges(request.account, params.key, query));
+      return {
+        items: page.items.map((c) => ({
+          at: c.at.toISOString(),
+          elementId: c.elementId,
+          elementInstanceKey: c.elementInstanceKey,
+          jobKey: c.jobKey,
+          variables: c.names,
+        })),
+        nextCursor: page.nextCursor,
+      };
+    },
+  );
+
+  route(
+    app,
+    {
+      method: 'GET',
       path: '/api/v1/process-instances/:key/history',
       summary: "The instance's element instances in the order they started: element, type, state, start and end, flow scope, called instance.",
       tags: TAGS,

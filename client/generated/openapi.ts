@@ -121,6 +121,40 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/v1/completed-tasks': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** List completed human tasks, newest first, with who held each and when it was completed. */
+    get: operations['getCompletedTasks'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/completed-tasks/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** One completed human task; 404 while it is open (GET /api/v1/tasks/{id}) or when there is none. */
+    get: operations['getCompletedTasksById'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/v1/decisions': {
     parameters: {
       query?: never;
@@ -545,6 +579,23 @@ export interface paths {
     };
     /** Per-element counts of one instance (active, incidents, completed, canceled by element id) and how often each sequence flow was taken: what the console marks on the diagram. */
     get: operations['getProcessInstancesByKeyStatistics'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/process-instances/{key}/variable-changes': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Which variables each job or task completion of the instance set, by name, in the order they happened. Values are not recorded: the instance read has the current ones. */
+    get: operations['getProcessInstancesByKeyVariableChanges'];
     put?: never;
     post?: never;
     delete?: never;
@@ -1077,6 +1128,155 @@ export interface operations {
         headers: {
           /** @description The ways to authenticate (RFC 9110 §11.6.1), e.g. `Bearer realm="orca", ApiKey realm="orca", header="X-API-Key"`. */
           'WWW-Authenticate'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Rate limited; retry after `Retry-After` seconds. */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying. */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  getCompletedTasks: {
+    parameters: {
+      query?: {
+        /** @description The nextCursor of the previous page. */
+        cursor?: string;
+        'filter.assignee'?: string;
+        'filter.processInstanceKey'?: string;
+        /** @description Items per page, 1..1000 (default 50). */
+        limit?: number;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            items: {
+              /** @description Who held the task when it was completed; null when nobody did. */
+              assignee: string | null;
+              bpmnProcessId: string;
+              completedAt: string;
+              createdAt: string;
+              elementId: string;
+              elementInstanceKey: string;
+              id: string;
+              processInstanceKey: string;
+              /** @enum {string} */
+              state: 'COMPLETED';
+              version: number;
+            }[];
+            nextCursor: string | null;
+          };
+        };
+      };
+      /** @description Invalid input; `errors` lists each failing field. Every string refuses NUL and lone UTF-16 surrogates; variables nest at most 64 levels; ids are at most 255 characters (the limits: docs/api.md). */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Missing, unknown, retired or expired credential; `WWW-Authenticate` names the ways to send one. */
+      401: {
+        headers: {
+          /** @description The ways to authenticate (RFC 9110 §11.6.1), e.g. `Bearer realm="orca", ApiKey realm="orca", header="X-API-Key"`. */
+          'WWW-Authenticate'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Rate limited; retry after `Retry-After` seconds. */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying. */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  getCompletedTasksById: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description Who held the task when it was completed; null when nobody did. */
+            assignee: string | null;
+            bpmnProcessId: string;
+            completedAt: string;
+            createdAt: string;
+            elementId: string;
+            elementInstanceKey: string;
+            id: string;
+            processInstanceKey: string;
+            /** @enum {string} */
+            state: 'COMPLETED';
+            version: number;
+          };
+        };
+      };
+      /** @description Invalid input; `errors` lists each failing field. Every string refuses NUL and lone UTF-16 surrogates; variables nest at most 64 levels; ids are at most 255 characters (the limits: docs/api.md). */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Missing, unknown, retired or expired credential; `WWW-Authenticate` names the ways to send one. */
+      401: {
+        headers: {
+          /** @description The ways to authenticate (RFC 9110 §11.6.1), e.g. `Bearer realm="orca", ApiKey realm="orca", header="X-API-Key"`. */
+          'WWW-Authenticate'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Not found (or not yours). */
+      404: {
+        headers: {
           [name: string]: unknown;
         };
         content: {
@@ -3497,6 +3697,83 @@ export interface operations {
               /** @description Times the flow was taken. */
               taken: number;
             }[];
+          };
+        };
+      };
+      /** @description Invalid input; `errors` lists each failing field. Every string refuses NUL and lone UTF-16 surrogates; variables nest at most 64 levels; ids are at most 255 characters (the limits: docs/api.md). */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Missing, unknown, retired or expired credential; `WWW-Authenticate` names the ways to send one. */
+      401: {
+        headers: {
+          /** @description The ways to authenticate (RFC 9110 §11.6.1), e.g. `Bearer realm="orca", ApiKey realm="orca", header="X-API-Key"`. */
+          'WWW-Authenticate'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Not found (or not yours). */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Rate limited; retry after `Retry-After` seconds. */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying. */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  getProcessInstancesByKeyVariableChanges: {
+    parameters: {
+      query?: {
+        /** @description The nextCursor of the previous page. */
+        cursor?: string;
+        /** @description Items per page, 1..1000 (default 50). */
+        limit?: number;
+      };
+      header?: never;
+      path: {
+        key: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            items: {
+              at: string;
+              elementId: string;
+              elementInstanceKey: string;
+              jobKey: string;
+              /** @description The names of the variables the completion set. */
+              variables: string[];
+            }[];
+            nextCursor: string | null;
           };
         };
       };

@@ -89,6 +89,20 @@ function addBatch(batch: Batch, put: (name: string, items: unknown[]) => void): 
     'jd',
     [...jobsDeleted].map((k) => ({ p, k })),
   );
+  put(
+    'tc',
+    (batch.tasksCompleted ?? []).map((t) => ({
+      p,
+      k: t.key,
+      a: t.account,
+      ik: t.instanceKey,
+      b: t.bpmnProcessId,
+      v: t.processVersion,
+      el: t.elementId,
+      ek: t.elementInstanceKey,
+      at: t.completedAt,
+    })),
+  );
   const timersDeleted = new Set(batch.timersDelete ?? []);
   put(
     't',

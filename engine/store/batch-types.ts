@@ -65,6 +65,23 @@ export interface HistoryWrite {
   record: HistoryRecord;
 }
 
+/**
+ * A user task's job completed in this batch: kept as a completed task
+ * (schema.ts `completed_tasks`), its assignee and creation time read from
+ * the job's row by the same statement that deletes it.
+ */
+export interface CompletedTaskWrite {
+  key: string;
+  account: string;
+  instanceKey: string;
+  bpmnProcessId: string;
+  processVersion: number;
+  elementId: string;
+  elementInstanceKey: string;
+  /** Epoch ms: the JOB_COMPLETED record's time. */
+  completedAt: number;
+}
+
 export interface CommandWrite {
   /** The command's idempotency key. */
   key: string;
@@ -79,6 +96,8 @@ export interface Batch {
   instances?: InstanceWrite[];
   jobsUpsert?: JobWrite[];
   jobsDelete?: string[];
+  /** User tasks completed (their jobs are in jobsDelete too). */
+  tasksCompleted?: CompletedTaskWrite[];
   timersUpsert?: TimerWrite[];
   timersDelete?: string[];
   incidentsInsert?: IncidentWrite[];

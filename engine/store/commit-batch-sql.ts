@@ -105,6 +105,19 @@ job_del as (
   where t.key = any (array(select x.k from jsonb_to_recordset($1::jsonb->'jd') as x(p int, k int8)
                            where x.p in (select id from ok)))
 ),
+-- Reads the job row as it was before job_del (one snapshot for the whole statement).
+task_done as (
+  insert into completed_tasks (key, account, partition, instance_key, bpmn_process_id, process_version, element_id,
+                               element_instance_key, assignee, created_at, completed_at)
+  select x.k, x.a, x.p, x.ik, x.b, x.v, x.el, x.ek, nullif(j.worker, ''),
+         coalesce(j.created_at, timestamptz 'epoch' + x.at * interval '1 millisecond'),
+         timestamptz 'epoch' + x.at * interval '1 millisecond'
+  from jsonb_to_recordset($1::jsonb->'tc')
+       as x(p int, k int8, a text, ik int8, b text, v int, el text, ek int8, at int8)
+  left join jobs j on j.key = x.k and j.account = x.a
+  where x.p in (select id from ok)
+  on conflict (key) do nothing
+),
 timer_up as (
   insert into timers as t (key, account, partition, instance_key, owner_key, bpmn_process_id, process_version,
                            element_id, due_at, schedule, fired_count)

@@ -467,4 +467,48 @@ describe('commitBatch', () => {
     await expect(commitBatches(database.db, [fullBatch(23, lease!.epoch, 0), fullBatch(23, lease!.epoch, 100)])).rejects.toThrow(/one batch per partition/);
     expect((await counts(23)).instances).toBe(0);
   });
+
+  it("keeps a completed user task from its job's row as the job is deleted, once, and nothing for a deleted job that did not complete", async () => {
+    const lease = await store.leases.acquireLease(24, 'shard-a', 10_000);
+    await commitBatch(database.db, fullBatch(24, lease!.epoch, 0));
+    const i1 = keyOf(24, 1);
+    const [done, dropped, unstored] = [keyOf(24, 14), keyOf(24, 11), keyOf(24, 13)];
+    // The user task's job, assigned through the task routes' repository.
+    await commitBatch(database.db, { partition: 24, epoch: lease!.epoch, jobsUpsert: [jobWrite('acme', done, i1, { type: 'userTask', elementId: 'review' })] });
+    expect(await store.tasks.assignTask('acme', done, 'ana')).toMatchObject({ assignee: 'ana' });
+    const completedAt = Date.parse('2025-01-02T03:04:05.006Z');
+    const completion = (key: string) => ({
+      key,
+      account: 'acme',
+      instanceKey: i1,
+      bpmnProcessId: 'order',
+      processVersion: 1,
+      elementId: 'review',
+      elementInstanceKey: key,
+      completedAt,
+    });
+    const batch = {
+      partition: 24,
+      epoch: lease!.epoch,
+      jobsDelete: [done, dropped],
+      // A task whose job row was never stored (created and completed in one batch) still counts, without an assignee.
+      tasksCompleted: [completion(done), completion(unstored)],
+    };
+    await commitBatch(database.db, batch);
+    // A replay (a new leader committing the same work) changes nothing.
+    await commitBatch(database.db, batch);
+
+    expect(await store.jobs.getJob('acme', done)).toBeNull();
+    const page = await store.completedTasks.listCompletedTasks('acme', { instanceKey: i1 });
+    expect(page.items.map((t) => t.key).sort()).toEqual([done, unstored].sort());
+    const task = await store.completedTasks.getCompletedTask('acme', done);
+    expect(task).toMatchObject({ key: done, instanceKey: i1, elementId: 'review', assignee: 'ana', processVersion: 1 });
+    expect(task!.completedAt.getTime()).toBe(completedAt);
+    expect(task!.createdAt.getTime()).toBeLessThan(Date.now() + 1);
+    const lone = await store.completedTasks.getCompletedTask('acme', unstored);
+    expect(lone).toMatchObject({ assignee: null });
+    expect(lone!.createdAt.getTime()).toBe(completedAt);
+    expect(await store.completedTasks.getCompletedTask('acme', dropped)).toBeNull();
+    expect(await store.completedTasks.getCompletedTask('other', done)).toBeNull();
+  });
 });

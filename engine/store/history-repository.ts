@@ -35,6 +35,21 @@ export interface ElementInstanceEntry {
   calledProcessInstanceKey: string | null;
 }
 
+/**
+ * A job's or task's completion and the variables it set, by name: what the
+ * history records of a change of variables (JOB_COMPLETED's detail). The
+ * values are not recorded (the write path keeps history small), so only
+ * the instance's current values are known.
+ */
+export interface VariableChangeEntry {
+  position: number;
+  at: Date;
+  elementId: string;
+  elementInstanceKey: string;
+  jobKey: string;
+  names: string[];
+}
+
 const ELEMENT_POSITION = /^[1-9][0-9]{0,9}$/;
 
 export function historyRepository(db: Db) {
@@ -132,7 +147,43 @@ export function historyRepository(db: Db) {
     );
   }
 
-  return guarded({ listHistory, listElementInstances });
+  /** The instance's completions that set variables, in the order they happened. */
+  async function listVariableChanges(account: string, instanceKey: string, page: PageRequest = {}): Promise<Page<VariableChangeEntry>> {
+    assertAccount(account);
+    if (!isKey(instanceKey)) return { items: [], nextCursor: null };
+    const limit = clampLimit(page.limit);
+    const after = page.cursor ? Number(decodeCursor(page.cursor, (p) => ELEMENT_POSITION.test(p))) : 0;
+    const fetched = await rows<{ pos: number; at: string; element_id: string; eik: string; job_key: string; names: string[] }>(
+      db,
+      sql`select r.pos, r.at, r.element_id, r.eik, r.job_key, r.names
+          from (
+            select h.position + e.ord::int - 1 as pos, ${recordField('type')} as type, ${recordField('at')} as at,
+                   ${recordField('elementId')} as element_id, ${recordField('elementInstanceKey')} as eik,
+                   ${recordField('jobKey')} as job_key, ${recordField('detail')}->'variables' as names
+            from history h cross join lateral jsonb_array_elements(h.records) with ordinality as e(record, ord)
+            where h.account = ${account} and h.instance_key = ${instanceKey}
+              and h.position + jsonb_array_length(h.records) - 1 > ${after}
+          ) r
+          where r.type = 'JOB_COMPLETED' and r.pos > ${after} and jsonb_typeof(r.names) = 'array' and jsonb_array_length(r.names) > 0
+          order by r.pos
+          limit ${limit + 1}`,
+    );
+    return toPage(
+      fetched,
+      limit,
+      (r) => String(r.pos),
+      (r) => ({
+        position: Number(r.pos),
+        at: new Date(Number(r.at)),
+        elementId: r.element_id,
+        elementInstanceKey: r.eik,
+        jobKey: r.job_key,
+        names: r.names,
+      }),
+    );
+  }
+
+  return guarded({ listHistory, listElementInstances, listVariableChanges });
 }
 
 function elementState(endedAs: string | null, incident: boolean): ElementInstanceState {

@@ -3,6 +3,7 @@
 // API and leaders need. `createStore(db)` bundles the repositories; each is
 // also usable on its own.
 import { commandsRepository } from './commands-repository.ts';
+import { completedTasksRepository } from './completed-tasks-repository.ts';
 import { commitBatch, commitBatches, type Batch, type CommitInput } from './commit-batch.ts';
 import type { Db } from './db.ts';
 import { accountsRepository } from './accounts-repository.ts';
@@ -35,6 +36,7 @@ export function createStore(db: Db, writer: Db = db) {
     instances: instancesRepository(db),
     jobs: jobsRepository(db),
     tasks: tasksRepository(db),
+    completedTasks: completedTasksRepository(db),
     timers: timersRepository(db),
     incidents: incidentsRepository(db),
     history: historyRepository(db),
@@ -60,6 +62,7 @@ export * from './agents-repository.ts';
 export * from './checksum.ts';
 export * from './commands-repository.ts';
 export * from './commit-batch.ts';
+export * from './completed-tasks-repository.ts';
 export * from './config.ts';
 export * from './cursor.ts';
 export * from './data-dir-lock.ts';

@@ -8,6 +8,7 @@
 import { and, asc, desc, eq, gt, gte, inArray, lt, or, sql, type SQL } from 'drizzle-orm';
 import type { InstanceState, ProcessInstance, Variables } from '../runtime/types.ts';
 import { clampLimit, decodeCursor, isKey, toPage, type Page, type PageRequest } from './cursor.ts';
+import { decodeListPosition, isListPosition, listPosition } from './list-position.ts';
 import type { Db } from './db.ts';
 import { guarded } from './errors.ts';
 import { instances } from './schema.ts';
@@ -148,7 +149,7 @@ export function instancesRepository(db: Db) {
     return toPage(
       fetched,
       limit,
-      (r) => `${r.createdAt.getTime()}:${r.key}`,
+      (r) => listPosition(r.createdAt, r.key),
       (r) => r,
     );
   }
@@ -196,17 +197,3 @@ export function instancesRepository(db: Db) {
 }
 
 const LOAD_PAGE = 1000;
-
-// A list cursor's position: the last item's start (epoch ms; instances are
-// stamped in whole milliseconds) and key.
-const LIST_POSITION = /^(0|[1-9][0-9]{0,15}):(0|[1-9][0-9]{0,18})$/;
-
-function isListPosition(position: string): boolean {
-  const match = LIST_POSITION.exec(position);
-  return match !== null && isKey(match[2]);
-}
-
-function decodeListPosition(position: string): { at: string; key: string } {
-  const colon = position.indexOf(':');
-  return { at: position.slice(0, colon), key: position.slice(colon + 1) };
-}

@@ -18,6 +18,7 @@ const TABLES = [
   'api_keys',
   'command_attempts',
   'commands',
+  'completed_tasks',
   'decision_versions',
   'decisions',
   'definition_versions',

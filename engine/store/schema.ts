@@ -204,6 +204,36 @@ export const incidents = pgTable(
 );
 
 /**
+ * Human tasks once completed (an extension: SPEC.md keeps no completed
+ * tasks, a task being a `userTask` job that is gone once done). Written by
+ * the batch commit that deletes the completed job, from that job's row, so
+ * the assignee and creation time are the job's own and every way of
+ * completing (REST, GraphQL, the job routes) is recorded once. Listed
+ * newest first per account, by assignee too.
+ */
+export const completedTasks = pgTable(
+  'completed_tasks',
+  {
+    key: key('key').primaryKey(),
+    account: text('account').notNull(),
+    partition: integer('partition').notNull(),
+    instanceKey: key('instance_key').notNull(),
+    bpmnProcessId: text('bpmn_process_id').notNull(),
+    processVersion: integer('process_version').notNull(),
+    elementId: text('element_id').notNull(),
+    elementInstanceKey: key('element_instance_key').notNull(),
+    assignee: text('assignee'),
+    createdAt: instant('created_at').notNull(),
+    completedAt: instant('completed_at').notNull(),
+  },
+  (t) => [
+    index('completed_tasks_account_completed_idx').on(t.account, t.completedAt, t.key),
+    index('completed_tasks_account_assignee_completed_idx').on(t.account, t.assignee, t.completedAt, t.key),
+    index('completed_tasks_instance_idx').on(t.instanceKey),
+  ],
+);
+
+/**
  * Append-only: what happened to each instance, in order. One row per
  * instance per committed batch: `records` holds the records that batch
  * produced for the instance, the first at `position`, the next at

@@ -67,6 +67,14 @@ export interface ApiFixture {
    */
   restart(): Promise<void>;
   /**
+   * The two halves of restart(), for a test that watches the time between:
+   * stop() closes the service (and shard) as a process exit does, leaving
+   * the data; start() starts a new one on it. With a fixed `http.port` the
+   * new one answers at the same address.
+   */
+  stop(): Promise<void>;
+  start(): Promise<void>;
+  /**
    * Split fixtures only: starts another engine shard on the same store, then
    * stops the one leading now, and resolves once the new one leads every
    * partition — a leader handover of all partitions.
@@ -149,6 +157,11 @@ export async function apiFixture(options: ApiFixtureOptions = {}): Promise<ApiFi
     throw error;
   }
 
+  async function stopService() {
+    await running.service.close();
+    await running.shard?.close();
+  }
+
   let closing: Promise<void> | undefined;
   return {
     get baseUrl() {
@@ -200,8 +213,13 @@ export async function apiFixture(options: ApiFixtureOptions = {}): Promise<ApiFi
     mail: (to) => printed.filter((m) => to === undefined || m.to === to),
 
     async restart() {
-      await running.service.close();
-      await running.shard?.close();
+      await stopService();
+      running = await startService();
+    },
+
+    stop: stopService,
+
+    async start() {
       running = await startService();
     },
 

@@ -116,6 +116,18 @@ export async function activateOne(api: ApiFixture, apiKey: string, type: string,
   }
 }
 
+/** The open human task of an instance, polling (bounded) until it is listed. */
+export async function openTaskOf(api: ApiFixture, apiKey: string, instanceKey: string, ms = 10_000): Promise<Json> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const res = await api.call('GET', '/api/v1/tasks', { apiKey, query: { 'filter.processInstanceKey': instanceKey } });
+    if (res.status !== 200) throw new Error(`task list failed: ${res.status} ${res.text}`);
+    if (res.json.items.length > 0) return res.json.items[0];
+    if (Date.now() > deadline) throw new Error(`no task for instance ${instanceKey} within ${ms} ms`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
 /** Polls GET /process-instances/:key until its state is `state`. */
 export async function instanceInState(api: ApiFixture, apiKey: string, key: string, state: string, ms = 10_000): Promise<Json> {
   const deadline = Date.now() + ms;

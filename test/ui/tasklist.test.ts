@@ -3,30 +3,22 @@
 // filters by "Your name", a task in its process context, Claim, Unclaim
 // and Assign, the "Variables (JSON)" editor refusing invalid JSON without
 // sending anything, and completion through GraphQL completeTask, free of
-// credits, with the keyboard alone. Every page is checked with axe-core
+// credits, with the keyboard alone; the completed task read-only, listed
+// under "Completed" with who held it. Every page is checked with axe-core
 // (WCAG 2 A/AA) and screenshotted to test-output/ui/; no page error or
 // console error.
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { apiFixture, type ApiFixture } from '../api/api-fixture.ts';
-import { balanceOf, instanceInState, mustDeploy, startInstance, userTaskProcess } from '../api/workflow-support.ts';
-import {
-  browserMissing,
-  diagramElement,
-  ensureUiBuilt,
-  expectAccessible,
-  expectNoProblems,
-  launchBrowser,
-  openPage,
-  openSignedIn,
-  type WatchedPage,
-} from './browser-support.ts';
+import type { ApiFixture } from '../api/api-fixture.ts';
+import { balanceOf, instanceInState, mustDeploy, openTaskOf, startInstance, userTaskProcess } from '../api/workflow-support.ts';
+import { browserFixture, type BrowserFixture } from './browser-fixture.ts';
+import { browserMissing, diagramElement, expectAccessible, expectNoProblems, openSignedIn, type WatchedPage } from './browser-support.ts';
 
 if (browserMissing) console.warn(browserMissing);
 
 describe.skipIf(browserMissing !== null)('the task list', () => {
+  let ui: BrowserFixture;
   let api: ApiFixture;
-  let browser: Browser;
   let apiKey: string;
   let account: string;
   let watched: WatchedPage;
@@ -34,30 +26,17 @@ describe.skipIf(browserMissing !== null)('the task list', () => {
   const instances: string[] = [];
 
   beforeAll(async () => {
-    ensureUiBuilt();
-    api = await apiFixture();
+    ui = await browserFixture();
+    ({ api, watched, page } = ui);
     ({ apiKey, account } = await api.newAccount());
     await mustDeploy(api, apiKey, userTaskProcess('approve'));
     instances.push(await startInstance(api, apiKey, 'approve', { request: 'laptop', amount: 1200 }));
     instances.push(await startInstance(api, apiKey, 'approve', { request: 'chair', amount: 150 }));
-    browser = await launchBrowser();
-    watched = await openPage(browser, api.baseUrl);
-    page = watched.page;
   }, 240_000);
 
-  afterAll(async () => {
-    await browser?.close();
-    await api?.close();
-  }, 60_000);
+  afterAll(() => ui?.close(), 60_000);
 
-  async function taskIdOf(instanceKey: string): Promise<string> {
-    for (let attempt = 0; attempt < 200; attempt += 1) {
-      const res = await api.call('GET', '/api/v1/tasks', { apiKey, query: { 'filter.processInstanceKey': instanceKey } });
-      if (res.json.items.length > 0) return res.json.items[0].id as string;
-      await new Promise((r) => setTimeout(r, 50));
-    }
-    throw new Error(`no task for instance ${instanceKey}`);
-  }
+  const taskIdOf = async (instanceKey: string): Promise<string> => (await openTaskOf(api, apiKey, instanceKey)).id;
 
   // Sorted: the API lists tasks by key, and keys of different partitions do not follow creation order.
   const rowsOfTable = async () => (await page.getByRole('table').getByRole('rowheader').allTextContents()).sort();
@@ -73,7 +52,7 @@ describe.skipIf(browserMissing !== null)('the task list', () => {
     await page.getByLabel('Assigned to me').check();
     await page.getByRole('status').filter({ hasText: 'No task here.' }).waitFor();
     await page.getByLabel('Completed').check();
-    await page.getByRole('status').filter({ hasText: 'element history' }).waitFor();
+    await page.getByRole('status').filter({ hasText: 'No task here.' }).waitFor();
     await page.getByLabel('Unassigned').check();
     await expect.poll(rowsOfTable).toEqual([`review (${laptop})`, `review (${chair})`].sort());
 
@@ -128,6 +107,8 @@ describe.skipIf(browserMissing !== null)('the task list', () => {
     await page.getByText('must be a JSON object').waitFor();
     expect((await api.call('GET', `/api/v1/tasks/${chair}`, { apiKey })).status).toBe(200);
 
+    // Held by ada when completed: the completed task says who did it.
+    expect((await api.call('POST', `/api/v1/tasks/${chair}/assign`, { apiKey, json: { assignee: 'ada' } })).status).toBe(200);
     const balance = await balanceOf(api, account);
     // Keyboard only: focus the editor, type, tab to Claim's form's buttons… and press Complete with Enter.
     await editor.fill('');
@@ -143,10 +124,32 @@ describe.skipIf(browserMissing !== null)('the task list', () => {
     expect(await balanceOf(api, account)).toBe(balance);
     await expectAccessible(page, 'tasklist-task-completed');
 
-    await page.getByRole('link', { name: 'Back to the tasks' }).click();
+    // Read-only from here: who completed it and when, the element marked completed, no actions.
+    await page.getByRole('link', { name: 'See the completed task' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Task review (completed)' }).waitFor();
+    expect(new URL(page.url()).pathname).toBe(`/tasklist/completed/${chair}`);
+    expect(await page.getByTestId('completed-by').textContent()).toBe('ada');
+    await diagramElement(page, 'review', 'orca-completed').waitFor();
+    await expect.poll(() => page.getByRole('region', { name: 'Variables' }).textContent()).toContain('"approved": true');
+    expect(await page.getByRole('button', { name: /Claim|Assign|Complete/ }).count()).toBe(0);
+    await expectAccessible(page, 'tasklist-completed-task');
+
+    await page.getByRole('link', { name: 'Back to the completed tasks' }).click();
+    await expect.poll(rowsOfTable).toEqual([`review (${chair})`]);
+    await page
+      .getByRole('row', { name: new RegExp(`review \\(${chair}\\)`) })
+      .getByRole('cell', { name: 'ada' })
+      .waitFor();
+    await expectAccessible(page, 'tasklist-completed');
+    // An old link to the open task leads to its completed page.
+    await page.goto(`/tasklist/tasks/${chair}`);
+    await page.getByRole('heading', { level: 1, name: 'Task review (completed)' }).waitFor();
+    expect(new URL(page.url()).pathname).toBe(`/tasklist/completed/${chair}`);
+
+    await page.goto('/tasklist/');
     await page.getByLabel('All open').check();
     await expect.poll(rowsOfTable).toEqual([`review (${await taskIdOf(instances[0])})`]);
-    expectNoProblems(watched);
+    expectNoProblems(watched, [404]);
   });
 
   it('says clearly when a task is gone or its id is nonsense', async () => {

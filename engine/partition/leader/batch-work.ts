@@ -50,6 +50,7 @@ export class BatchWork {
       instances: [],
       jobsUpsert: [],
       jobsDelete: [],
+      tasksCompleted: [],
       timersUpsert: [],
       timersDelete: [],
       incidentsInsert: [],

@@ -47,12 +47,26 @@ export class Effects {
           }
           break;
         }
-        case 'JOB_COMPLETED':
-          tally.jobsCompleted[kindIndex(jobKindOfElement(model.elements[record.elementId!]?.type))]++;
+        case 'JOB_COMPLETED': {
+          const elementType = model.elements[record.elementId!]?.type;
+          tally.jobsCompleted[kindIndex(jobKindOfElement(elementType))]++;
           batch.jobsDelete!.push(record.jobKey!);
+          if (elementType === 'userTask') {
+            batch.tasksCompleted!.push({
+              key: record.jobKey!,
+              account,
+              instanceKey: instance.key,
+              bpmnProcessId: instance.bpmnProcessId,
+              processVersion: instance.version,
+              elementId: record.elementId!,
+              elementInstanceKey: record.elementInstanceKey!,
+              completedAt: record.at,
+            });
+          }
           work.remove.push({ account, jobKey: record.jobKey! });
           this.hot.dropJob(record.jobKey!);
           break;
+        }
         case 'JOB_CREATED':
           tally.jobsCreated[kindIndex(jobKindOfElement(model.elements[record.elementId!]?.type))]++;
           break;

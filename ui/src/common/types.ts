@@ -85,3 +85,26 @@ export interface Task {
   createdAt: string;
   variables?: Record<string, unknown>;
 }
+
+/** A completion that set variables (names only: values are not recorded). */
+export interface VariableChange {
+  at: string;
+  elementId: string;
+  elementInstanceKey: string;
+  jobKey: string;
+  variables: string[];
+}
+
+/** A completed human task (the completed-tasks extension routes). */
+export interface CompletedTask {
+  id: string;
+  elementId: string;
+  elementInstanceKey: string;
+  processInstanceKey: string;
+  bpmnProcessId: string;
+  version: number;
+  assignee: string | null;
+  state: 'COMPLETED';
+  createdAt: string;
+  completedAt: string;
+}

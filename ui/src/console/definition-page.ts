@@ -3,13 +3,22 @@
 // the same counts as a table, and the version's instances by state.
 import { html } from 'htm/preact';
 import { api, apiText } from '../common/api.ts';
-import { Diagram } from '../common/diagram.ts';
+import { Diagram, type ElementCounts } from '../common/diagram.ts';
 import { href, Link, navigate } from '../common/router.ts';
 import { ErrorNote, Loading } from '../common/shell.ts';
 import { useTitle } from '../common/page.ts';
 import { usePoll } from '../common/poll.ts';
+import { type Column, DataTable } from '../common/table.ts';
 import type { DefinitionDetail, DefinitionStatistics } from '../common/types.ts';
 import { instanceCounts } from './definitions-page.ts';
+
+const COUNT_COLUMNS: Column<ElementCounts>[] = [
+  { header: 'Element', cell: (e) => html`<code>${e.elementId}</code>` },
+  { header: 'Active', cell: (e) => e.active },
+  { header: 'Incidents', cell: (e) => e.incidents },
+  { header: 'Completed', cell: (e) => e.completed },
+  { header: 'Canceled', cell: (e) => e.canceled },
+];
 
 export function DefinitionPage(props: { id: string; version: string | null }) {
   useTitle(`Process ${props.id}`, 'console');
@@ -54,29 +63,7 @@ export function DefinitionPage(props: { id: string; version: string | null }) {
               ${
                 elements.length === 0
                   ? html`<p>No element of this version has run yet.</p>`
-                  : html`<table>
-                      <thead>
-                        <tr>
-                          <th scope="col">Element</th>
-                          <th scope="col">Active</th>
-                          <th scope="col">Incidents</th>
-                          <th scope="col">Completed</th>
-                          <th scope="col">Canceled</th>
-                        </tr>
-                      </thead>
-                      <tbody>
-                        ${elements.map(
-                          (e) =>
-                            html`<tr>
-                              <th scope="row"><code>${e.elementId}</code></th>
-                              <td>${e.active}</td>
-                              <td>${e.incidents}</td>
-                              <td>${e.completed}</td>
-                              <td>${e.canceled}</td>
-                            </tr>`,
-                        )}
-                      </tbody>
-                    </table>`
+                  : html`<${DataTable} columns=${COUNT_COLUMNS} rows=${elements} rowKey=${(e: ElementCounts) => e.elementId} />`
               }
             </section>`
         : null

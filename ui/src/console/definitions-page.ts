@@ -7,6 +7,7 @@ import { href, Link } from '../common/router.ts';
 import { ErrorNote, Loading } from '../common/shell.ts';
 import { PagerNav, usePager, useTitle } from '../common/page.ts';
 import { usePoll } from '../common/poll.ts';
+import { type Column, DataTable } from '../common/table.ts';
 import type { DefinitionStatistics, DefinitionSummary, Page } from '../common/types.ts';
 
 interface Row extends DefinitionSummary {
@@ -16,6 +17,19 @@ interface Row extends DefinitionSummary {
 export function instanceCounts(stats: DefinitionStatistics | null): DefinitionStatistics['instances'] | null {
   return stats?.instances ?? null;
 }
+
+const countLink = (row: Row, state: 'ACTIVE' | 'INCIDENT') =>
+  row.counts
+    ? html`<${Link} to=${href('instances', { process: row.bpmnProcessId, state })}>${state === 'ACTIVE' ? row.counts.active : row.counts.incidents}<//>`
+    : '—';
+
+const COLUMNS: Column<Row>[] = [
+  { header: 'Process', cell: (row) => html`<${Link} to=${href(`definitions/${encodeURIComponent(row.bpmnProcessId)}`)}>${row.bpmnProcessId}<//>` },
+  { header: 'Latest version', cell: (row) => row.latestVersion },
+  { header: 'Deployed', cell: (row) => new Date(row.deployedAt).toLocaleString() },
+  { header: 'Active instances', cell: (row) => countLink(row, 'ACTIVE') },
+  { header: 'Instances in incident', cell: (row) => countLink(row, 'INCIDENT') },
+];
 
 export function DefinitionsPage() {
   useTitle('Process definitions', 'console');
@@ -41,40 +55,12 @@ export function DefinitionsPage() {
     }
     ${
       polled.data && polled.data.rows.length > 0
-        ? html`<table>
-              <caption>
-                Deployed processes; instance counts are those of the latest version
-              </caption>
-              <thead>
-                <tr>
-                  <th scope="col">Process</th>
-                  <th scope="col">Latest version</th>
-                  <th scope="col">Deployed</th>
-                  <th scope="col">Active instances</th>
-                  <th scope="col">Instances in incident</th>
-                </tr>
-              </thead>
-              <tbody>
-                ${polled.data.rows.map(
-                  (row) =>
-                    html`<tr>
-                      <th scope="row"><${Link} to=${href(`definitions/${encodeURIComponent(row.bpmnProcessId)}`)}>${row.bpmnProcessId}<//></th>
-                      <td>${row.latestVersion}</td>
-                      <td>${new Date(row.deployedAt).toLocaleString()}</td>
-                      <td>
-                        ${row.counts ? html`<${Link} to=${href('instances', { process: row.bpmnProcessId, state: 'ACTIVE' })}>${row.counts.active}<//>` : '—'}
-                      </td>
-                      <td>
-                        ${
-                          row.counts
-                            ? html`<${Link} to=${href('instances', { process: row.bpmnProcessId, state: 'INCIDENT' })}>${row.counts.incidents}<//>`
-                            : '—'
-                        }
-                      </td>
-                    </tr>`,
-                )}
-              </tbody>
-            </table>
+        ? html`<${DataTable}
+              caption="Deployed processes; instance counts are those of the latest version"
+              columns=${COLUMNS}
+              rows=${polled.data.rows}
+              rowKey=${(row: Row) => row.bpmnProcessId}
+            />
             <${PagerNav} pager=${pager} nextCursor=${polled.data.nextCursor} label="Process definition pages" />`
         : null
     }`;

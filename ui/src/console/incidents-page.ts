@@ -9,6 +9,7 @@ import { href, Link, navigate } from '../common/router.ts';
 import { ErrorNote, Loading } from '../common/shell.ts';
 import { PagerNav, usePager, useTitle } from '../common/page.ts';
 import { usePoll } from '../common/poll.ts';
+import { type Column, DataTable } from '../common/table.ts';
 import type { Incident, Page } from '../common/types.ts';
 
 export function IncidentsPage(props: { query: URLSearchParams }) {
@@ -37,6 +38,18 @@ export function IncidentsPage(props: { query: URLSearchParams }) {
     }
     await polled.reload();
   };
+  const columns: Column<Incident>[] = [
+    { header: 'Instance', cell: (incident) => html`<${Link} to=${href(`instances/${incident.processInstanceKey}`)}>${incident.processInstanceKey}<//>` },
+    { header: 'Element', cell: (incident) => html`<code>${incident.elementId}</code>` },
+    { header: 'Message', cell: (incident) => incident.message },
+    { header: 'Record', cell: (incident) => html`<${StateTag} state=${incident.state} />` },
+    { header: 'Raised', cell: (incident) => html`<${When} iso=${incident.createdAt} />` },
+    {
+      header: 'Action',
+      hiddenHeader: true,
+      cell: (incident) => (incident.state === 'OPEN' ? html`<button type="button" onClick=${() => close(incident)}>Close incident record</button>` : null),
+    },
+  ];
 
   return html`<h1>Incidents</h1>
     <form
@@ -67,31 +80,7 @@ export function IncidentsPage(props: { query: URLSearchParams }) {
     ${polled.data && polled.data.items.length === 0 ? html`<p role="status">No incident matches.</p>` : null}
     ${
       polled.data && polled.data.items.length > 0
-        ? html`<table>
-              <thead>
-                <tr>
-                  <th scope="col">Instance</th>
-                  <th scope="col">Element</th>
-                  <th scope="col">Message</th>
-                  <th scope="col">Record</th>
-                  <th scope="col">Raised</th>
-                  <th scope="col"><span class="visually-hidden">Action</span></th>
-                </tr>
-              </thead>
-              <tbody>
-                ${polled.data.items.map(
-                  (incident) =>
-                    html`<tr>
-                      <th scope="row"><${Link} to=${href(`instances/${incident.processInstanceKey}`)}>${incident.processInstanceKey}<//></th>
-                      <td><code>${incident.elementId}</code></td>
-                      <td>${incident.message}</td>
-                      <td><${StateTag} state=${incident.state} /></td>
-                      <td><${When} iso=${incident.createdAt} /></td>
-                      <td>${incident.state === 'OPEN' ? html`<button type="button" onClick=${() => close(incident)}>Close incident record</button>` : null}</td>
-                    </tr>`,
-                )}
-              </tbody>
-            </table>
+        ? html`<${DataTable} columns=${columns} rows=${polled.data.items} rowKey=${(incident: Incident) => incident.id} />
             <${PagerNav} pager=${pager} nextCursor=${polled.data.nextCursor} label="Incident pages" />`
         : null
     }`;

@@ -14,7 +14,8 @@ import { href, Link, navigate } from '../common/router.ts';
 import { ErrorNote, Loading } from '../common/shell.ts';
 import { useTitle } from '../common/page.ts';
 import { usePoll } from '../common/poll.ts';
-import type { HistoryItem, Incident, InstanceDetail, InstanceStatistics, InstanceSummary, Page } from '../common/types.ts';
+import { type Column, DataTable } from '../common/table.ts';
+import type { HistoryItem, Incident, InstanceDetail, InstanceStatistics, InstanceSummary, Page, VariableChange } from '../common/types.ts';
 
 /** Marks from the instance itself, when its statistics cannot be read: what is active and what is stuck. */
 function marksFromDetail(detail: InstanceDetail, incidents: Incident[]): DiagramMarks {
@@ -29,6 +30,28 @@ function marksFromDetail(detail: InstanceDetail, incidents: Incident[]): Diagram
   return { elements: [...byElement.values()] };
 }
 
+const HISTORY_COLUMNS: Column<HistoryItem>[] = [
+  { header: 'Element', cell: (item) => html`<code>${item.elementId}</code>` },
+  { header: 'Type', cell: (item) => item.elementType },
+  {
+    header: 'State',
+    cell: (item) =>
+      html`<${StateTag} state=${item.state} />${
+          item.calledProcessInstanceKey
+            ? html` <${Link} to=${href(`instances/${item.calledProcessInstanceKey}`)}>called instance ${item.calledProcessInstanceKey}<//>`
+            : null
+        }`,
+  },
+  { header: 'Started', cell: (item) => html`<${When} iso=${item.startedAt} />` },
+  { header: 'Ended', cell: (item) => html`<${When} iso=${item.endedAt} />` },
+];
+
+const CHANGE_COLUMNS: Column<VariableChange>[] = [
+  { header: 'Set by', cell: (change) => html`<code>${change.elementId}</code>` },
+  { header: 'Variables', cell: (change) => change.variables.map((name, i) => html`${i > 0 ? ', ' : ''}<code>${name}</code>`) },
+  { header: 'When', cell: (change) => html`<${When} iso=${change.at} />` },
+];
+
 interface Loaded {
   detail: InstanceDetail;
   incidents: Incident[];
@@ -36,6 +59,8 @@ interface Loaded {
   statsNote: string | null;
   history: Page<HistoryItem> | null;
   historyError: string | null;
+  changes: Page<VariableChange> | null;
+  changesError: string | null;
   children: InstanceSummary[];
 }
 
@@ -49,10 +74,11 @@ export function InstancePage(props: { instanceKey: string }) {
 
   const polled = usePoll(async (): Promise<Loaded> => {
     const detail = await api<InstanceDetail>(base);
-    const [incidents, stats, history, children] = await Promise.all([
+    const [incidents, stats, history, changes, children] = await Promise.all([
       api<Page<Incident>>('/api/v1/incidents', { query: { 'filter.processInstanceKey': key, limit: 100 } }),
       api<InstanceStatistics>(`${base}/statistics`).catch((e: Error) => e),
       api<Page<HistoryItem>>(`${base}/history`, { query: { limit: 500 } }).catch((e: Error) => e),
+      api<Page<VariableChange>>(`${base}/variable-changes`, { query: { limit: 200 } }).catch((e: Error) => e),
       api<Page<InstanceSummary>>('/api/v1/process-instances', { query: { 'filter.parentProcessInstanceKey': key, 'filter.state': 'INCIDENT', limit: 20 } })
         .then((p) => p.items)
         .catch(() => [] as InstanceSummary[]),
@@ -65,6 +91,8 @@ export function InstancePage(props: { instanceKey: string }) {
       statsNote: statsOk ? null : `Completed elements are not shown: ${stats.message}`,
       history: history instanceof Error ? null : history,
       historyError: history instanceof Error ? history.message : null,
+      changes: changes instanceof Error ? null : changes,
+      changesError: changes instanceof Error ? changes.message : null,
       children: children.filter((c) => c.parentProcessInstanceKey === key),
     };
   }, [key]);
@@ -107,6 +135,19 @@ export function InstancePage(props: { instanceKey: string }) {
       await api(`/api/v1/incidents/${encodeURIComponent(incident.id)}`, { method: 'PATCH' });
       setNote(`The record of incident ${incident.id} was closed. The instance stays in incident; start a new instance to carry on.`);
     });
+  const incidentColumns: Column<Incident>[] = [
+    { header: 'Element', cell: (incident) => html`<code>${incident.elementId}</code>` },
+    { header: 'Type', cell: (incident) => incident.type },
+    { header: 'Message', cell: (incident) => incident.message },
+    { header: 'Record', cell: (incident) => html`<${StateTag} state=${incident.state} />` },
+    { header: 'Raised', cell: (incident) => html`<${When} iso=${incident.createdAt} />` },
+    {
+      header: 'Action',
+      hiddenHeader: true,
+      cell: (incident) =>
+        incident.state === 'OPEN' ? html`<button type="button" disabled=${busy} onClick=${() => closeRecord(incident)}>Close incident record</button>` : null,
+    },
+  ];
 
   if (!detail)
     return html`<h1>Instance ${key}</h1>
@@ -169,42 +210,28 @@ export function InstancePage(props: { instanceKey: string }) {
       <h2 id="variables-heading">Variables</h2>
       <${JsonBlock} value=${detail.variables} label="Variables as JSON" />
     </section>
+    <section aria-labelledby="changes-heading">
+      <h2 id="changes-heading">Variable changes</h2>
+      <p class="help">Which variables each job or task completion sent, in order. Only the names are recorded; the values above are the current ones.</p>
+      <${ErrorNote} message=${loaded.changesError} />
+      ${
+        loaded.changes && loaded.changes.items.length === 0
+          ? html`<p>No completion has set a variable yet: the variables are those the instance started with.</p>`
+          : null
+      }
+      ${
+        loaded.changes && loaded.changes.items.length > 0
+          ? html`<${DataTable} columns=${CHANGE_COLUMNS} rows=${loaded.changes.items} rowKey=${(change: VariableChange) => change.jobKey} />
+              ${loaded.changes.nextCursor ? html`<p class="muted">The first 200 changes are shown.</p>` : null}`
+          : null
+      }
+    </section>
     <section aria-labelledby="incidents-heading">
       <h2 id="incidents-heading">Incidents</h2>
       ${
         loaded.incidents.length === 0
           ? html`<p>This instance has no incidents.</p>`
-          : html`<table>
-              <thead>
-                <tr>
-                  <th scope="col">Element</th>
-                  <th scope="col">Type</th>
-                  <th scope="col">Message</th>
-                  <th scope="col">Record</th>
-                  <th scope="col">Raised</th>
-                  <th scope="col"><span class="visually-hidden">Action</span></th>
-                </tr>
-              </thead>
-              <tbody>
-                ${loaded.incidents.map(
-                  (incident) =>
-                    html`<tr>
-                      <th scope="row"><code>${incident.elementId}</code></th>
-                      <td>${incident.type}</td>
-                      <td>${incident.message}</td>
-                      <td><${StateTag} state=${incident.state} /></td>
-                      <td><${When} iso=${incident.createdAt} /></td>
-                      <td>
-                        ${
-                          incident.state === 'OPEN'
-                            ? html`<button type="button" disabled=${busy} onClick=${() => closeRecord(incident)}>Close incident record</button>`
-                            : null
-                        }
-                      </td>
-                    </tr>`,
-                )}
-              </tbody>
-            </table>`
+          : html`<${DataTable} columns=${incidentColumns} rows=${loaded.incidents} rowKey=${(incident: Incident) => incident.id} />`
       }
     </section>
     <section aria-labelledby="history-heading">
@@ -212,36 +239,7 @@ export function InstancePage(props: { instanceKey: string }) {
       <${ErrorNote} message=${loaded.historyError} />
       ${
         loaded.history
-          ? html`<table>
-                <thead>
-                  <tr>
-                    <th scope="col">Element</th>
-                    <th scope="col">Type</th>
-                    <th scope="col">State</th>
-                    <th scope="col">Started</th>
-                    <th scope="col">Ended</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  ${loaded.history.items.map(
-                    (item) =>
-                      html`<tr>
-                        <th scope="row"><code>${item.elementId}</code></th>
-                        <td>${item.elementType}</td>
-                        <td>
-                          <${StateTag} state=${item.state} />
-                          ${
-                            item.calledProcessInstanceKey
-                              ? html` <${Link} to=${href(`instances/${item.calledProcessInstanceKey}`)}>called instance ${item.calledProcessInstanceKey}<//>`
-                              : null
-                          }
-                        </td>
-                        <td><${When} iso=${item.startedAt} /></td>
-                        <td><${When} iso=${item.endedAt} /></td>
-                      </tr>`,
-                  )}
-                </tbody>
-              </table>
+          ? html`<${DataTable} columns=${HISTORY_COLUMNS} rows=${loaded.history.items} rowKey=${(item: HistoryItem) => item.elementInstanceKey} />
               ${loaded.history.nextCursor ? html`<p class="muted">The first 500 elements are shown.</p>` : null}`
           : null
       }

@@ -11,6 +11,7 @@ import { href, Link, navigate } from '../common/router.ts';
 import { ErrorNote, Loading } from '../common/shell.ts';
 import { PagerNav, usePager, useTitle } from '../common/page.ts';
 import { usePoll } from '../common/poll.ts';
+import { type Column, DataTable } from '../common/table.ts';
 import type { InstanceSummary, Page } from '../common/types.ts';
 
 const FIELDS = ['state', 'process', 'version', 'variable', 'startedAfter', 'startedBefore', 'endedAfter', 'endedBefore'] as const;
@@ -34,6 +35,15 @@ export function filterProblem(filters: Filters): string | null {
   }
   return null;
 }
+
+const COLUMNS: Column<InstanceSummary>[] = [
+  { header: 'Instance', cell: (item) => html`<${Link} to=${href(`instances/${item.processInstanceKey}`)}>${item.processInstanceKey}<//>` },
+  { header: 'Process', cell: (item) => item.bpmnProcessId },
+  { header: 'Version', cell: (item) => item.version },
+  { header: 'State', cell: (item) => html`<${StateTag} state=${item.state} />` },
+  { header: 'Started', cell: (item) => html`<${When} iso=${item.createdAt} />` },
+  { header: 'Ended', cell: (item) => html`<${When} iso=${item.endedAt} />` },
+];
 
 function apiQuery(filters: Filters, cursor: string | undefined) {
   const iso = (value: string | undefined) => (value ? new Date(value).toISOString() : undefined);
@@ -120,34 +130,12 @@ export function InstancesPage(props: { query: URLSearchParams }) {
     ${polled.data && polled.data.items.length === 0 ? html`<p role="status">No instance matches these filters.</p>` : null}
     ${
       polled.data && polled.data.items.length > 0
-        ? html`<table>
-              <caption>
-                Instances, newest first
-              </caption>
-              <thead>
-                <tr>
-                  <th scope="col">Instance</th>
-                  <th scope="col">Process</th>
-                  <th scope="col">Version</th>
-                  <th scope="col">State</th>
-                  <th scope="col">Started</th>
-                  <th scope="col">Ended</th>
-                </tr>
-              </thead>
-              <tbody>
-                ${polled.data.items.map(
-                  (item) =>
-                    html`<tr>
-                      <th scope="row"><${Link} to=${href(`instances/${item.processInstanceKey}`)}>${item.processInstanceKey}<//></th>
-                      <td>${item.bpmnProcessId}</td>
-                      <td>${item.version}</td>
-                      <td><${StateTag} state=${item.state} /></td>
-                      <td><${When} iso=${item.createdAt} /></td>
-                      <td><${When} iso=${item.endedAt} /></td>
-                    </tr>`,
-                )}
-              </tbody>
-            </table>
+        ? html`<${DataTable}
+              caption="Instances, newest first"
+              columns=${COLUMNS}
+              rows=${polled.data.items}
+              rowKey=${(item: InstanceSummary) => item.processInstanceKey}
+            />
             <${PagerNav} pager=${pager} nextCursor=${polled.data.nextCursor} label="Instance pages" />`
         : null
     }`;

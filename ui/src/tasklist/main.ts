@@ -7,6 +7,7 @@ import { NotFoundPage } from '../common/page.ts';
 import { href, setBase, useRoute } from '../common/router.ts';
 import { Shell } from '../common/shell.ts';
 import { QueuePage } from './queue-page.ts';
+import { CompletedTaskPage } from './completed-task-page.ts';
 import { TaskPage } from './task-page.ts';
 
 setBase('/tasklist/');
@@ -17,6 +18,7 @@ function App() {
   const page = () => {
     if (section === '' && id === undefined) return html`<${QueuePage} query=${route.query} />`;
     if (section === 'tasks' && id !== undefined && rest.length === 0) return html`<${TaskPage} key=${id} taskId=${id} />`;
+    if (section === 'completed' && id !== undefined && rest.length === 0) return html`<${CompletedTaskPage} key=${id} taskId=${id} />`;
     return html`<${NotFoundPage} app="task list" />`;
   };
   const nav = [{ label: 'Tasks', to: href(''), current: section === '' }];

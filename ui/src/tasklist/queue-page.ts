@@ -1,8 +1,7 @@
-// /tasklist/: the human tasks, oldest first (by creation), filtered: all
-// open, assigned to me ("Your name"), unassigned, or completed. Completed
-// tasks are not kept by the API (a task is a `userTask` job, removed once
-// done), so that filter says where to look instead: the instance's element
-// history in the console.
+// /tasklist/: the human tasks, filtered: all open, assigned to me ("Your
+// name") or unassigned, oldest first (by creation); or completed, newest
+// first, with who held each and when it was completed (the completed-tasks
+// extension routes).
 import { html } from 'htm/preact';
 import { api } from '../common/api.ts';
 import { StateTag, When } from '../common/format.ts';
@@ -10,7 +9,8 @@ import { href, Link, navigate } from '../common/router.ts';
 import { ErrorNote, Loading } from '../common/shell.ts';
 import { PagerNav, usePager, useTitle } from '../common/page.ts';
 import { usePoll } from '../common/poll.ts';
-import type { Page, Task } from '../common/types.ts';
+import { type Column, DataTable } from '../common/table.ts';
+import type { CompletedTask, Page, Task } from '../common/types.ts';
 import { useYourName, YourNameField } from './your-name.ts';
 
 const FILTERS = [
@@ -20,15 +20,42 @@ const FILTERS = [
   ['completed', 'Completed'],
 ] as const;
 
+const taskLink = (task: { id: string; elementId: string }, path: string) => html`<${Link} to=${href(`${path}/${task.id}`)}>${task.elementId} (${task.id})<//>`;
+const instanceLink = (task: { processInstanceKey: string }) => html`<a href=${`/console/instances/${task.processInstanceKey}`}>${task.processInstanceKey}</a>`;
+const nobody = html`<span class="muted">Unassigned</span>`;
+
+const OPEN_COLUMNS: Column<Task>[] = [
+  { header: 'Task', cell: (task) => taskLink(task, 'tasks') },
+  { header: 'Process', cell: (task) => `${task.bpmnProcessId} v${task.version}` },
+  { header: 'Instance', cell: instanceLink },
+  { header: 'Assignee', cell: (task) => task.assignee || nobody },
+  { header: 'State', cell: (task) => html`<${StateTag} state=${task.state} />` },
+  { header: 'Created', cell: (task) => html`<${When} iso=${task.createdAt} />` },
+];
+
+const COMPLETED_COLUMNS: Column<CompletedTask>[] = [
+  { header: 'Task', cell: (task) => taskLink(task, 'completed') },
+  { header: 'Process', cell: (task) => `${task.bpmnProcessId} v${task.version}` },
+  { header: 'Instance', cell: instanceLink },
+  { header: 'Completed by', cell: (task) => task.assignee || nobody },
+  { header: 'Created', cell: (task) => html`<${When} iso=${task.createdAt} />` },
+  { header: 'Completed', cell: (task) => html`<${When} iso=${task.completedAt} />` },
+];
+
+type Listed = { kind: 'open'; page: Page<Task> } | { kind: 'completed'; page: Page<CompletedTask> };
+
 export function QueuePage(props: { query: URLSearchParams }) {
   useTitle('Tasks', 'task list');
   const [name] = useYourName();
   const filter = FILTERS.some(([value]) => value === props.query.get('filter')) ? props.query.get('filter')! : 'open';
   const pager = usePager([filter, name]);
   const needsName = filter === 'mine' && name === '';
-  const polled = usePoll(async () => {
-    if (filter === 'completed' || needsName) return undefined;
-    return api<Page<Task>>('/api/v1/tasks', {
+  const polled = usePoll(async (): Promise<Listed | undefined> => {
+    if (needsName) return undefined;
+    if (filter === 'completed') {
+      return { kind: 'completed', page: await api<Page<CompletedTask>>('/api/v1/completed-tasks', { query: { limit: 25, cursor: pager.cursor } }) };
+    }
+    const page = await api<Page<Task>>('/api/v1/tasks', {
       query: {
         'filter.assignee': filter === 'mine' ? name : undefined,
         'filter.assigned': filter === 'unassigned' ? 'false' : undefined,
@@ -36,7 +63,9 @@ export function QueuePage(props: { query: URLSearchParams }) {
         cursor: pager.cursor,
       },
     });
+    return { kind: 'open', page };
   }, [filter, name, pager.cursor]);
+  const listed = polled.data;
 
   return html`<h1>Tasks</h1>
     <${YourNameField} />
@@ -50,49 +79,24 @@ export function QueuePage(props: { query: URLSearchParams }) {
           </label>`,
       )}
     </fieldset>
-    ${
-      filter === 'completed'
-        ? html`<p role="status">
-            Completed tasks are not kept as tasks: once completed, a task is part of its instance's element history. Open the instance in the
-            <a href="/console/instances">console</a> to see who did what and when.
-          </p>`
-        : null
-    }
     ${needsName ? html`<p role="status">Type your name in “Your name” to see the tasks assigned to you.</p>` : null}
     <${ErrorNote} message=${polled.error} />
-    ${polled.loading && !polled.data && filter !== 'completed' && !needsName ? html`<${Loading} />` : null}
-    ${polled.data && polled.data.items.length === 0 ? html`<p role="status">No task here.</p>` : null}
+    ${polled.loading && !listed && !needsName ? html`<${Loading} />` : null}
+    ${listed && listed.page.items.length === 0 ? html`<p role="status">No task here.</p>` : null}
     ${
-      polled.data && polled.data.items.length > 0
-        ? html`<table>
-              <caption>
-                Tasks, oldest first
-              </caption>
-              <thead>
-                <tr>
-                  <th scope="col">Task</th>
-                  <th scope="col">Process</th>
-                  <th scope="col">Instance</th>
-                  <th scope="col">Assignee</th>
-                  <th scope="col">State</th>
-                  <th scope="col">Created</th>
-                </tr>
-              </thead>
-              <tbody>
-                ${polled.data.items.map(
-                  (task) =>
-                    html`<tr>
-                      <th scope="row"><${Link} to=${href(`tasks/${task.id}`)}>${task.elementId} (${task.id})<//></th>
-                      <td>${task.bpmnProcessId} v${task.version}</td>
-                      <td><a href=${`/console/instances/${task.processInstanceKey}`}>${task.processInstanceKey}</a></td>
-                      <td>${task.assignee || html`<span class="muted">Unassigned</span>`}</td>
-                      <td><${StateTag} state=${task.state} /></td>
-                      <td><${When} iso=${task.createdAt} /></td>
-                    </tr>`,
-                )}
-              </tbody>
-            </table>
-            <${PagerNav} pager=${pager} nextCursor=${polled.data.nextCursor} label="Task pages" />`
+      listed?.kind === 'open' && listed.page.items.length > 0
+        ? html`<${DataTable} caption="Tasks, oldest first" columns=${OPEN_COLUMNS} rows=${listed.page.items} rowKey=${(task: Task) => task.id} />`
         : null
-    }`;
+    }
+    ${
+      listed?.kind === 'completed' && listed.page.items.length > 0
+        ? html`<${DataTable}
+            caption="Completed tasks, newest first"
+            columns=${COMPLETED_COLUMNS}
+            rows=${listed.page.items}
+            rowKey=${(task: CompletedTask) => task.id}
+          />`
+        : null
+    }
+    ${listed && listed.page.items.length > 0 ? html`<${PagerNav} pager=${pager} nextCursor=${listed.page.nextCursor} label="Task pages" />` : null}`;
 }

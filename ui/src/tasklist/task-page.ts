@@ -1,4 +1,4 @@
-// /tasklist/tasks/<id>: one human task in its process context (the diagram
+// /tasklist/tasks/<id>: one open human task in its process context (the diagram
 // with the task's element marked, the variables it sees), with Claim (as
 // "Your name"), Unclaim, Assign and Complete. Completion goes through
 // GraphQL completeTask, which is free (SPEC.md), and the page says so; the
@@ -8,7 +8,7 @@ import { useState } from 'preact/hooks';
 import { api, apiText, ApiProblem, graphql } from '../common/api.ts';
 import { Diagram } from '../common/diagram.ts';
 import { JsonBlock, StateTag, When } from '../common/format.ts';
-import { href, Link } from '../common/router.ts';
+import { href, Link, navigate } from '../common/router.ts';
 import { ErrorNote, Loading } from '../common/shell.ts';
 import { useTitle } from '../common/page.ts';
 import { usePoll } from '../common/poll.ts';
@@ -36,7 +36,19 @@ export function TaskPage(props: { taskId: string }) {
   const [text, setText] = useState('{}');
   const parsed = parseVariables(text);
   const base = `/api/v1/tasks/${encodeURIComponent(id)}`;
-  const polled = usePoll(async () => (completed ? undefined : api<Task>(base)), [id, completed]);
+  const polled = usePoll(async () => {
+    if (completed) return undefined;
+    try {
+      return await api<Task>(base);
+    } catch (error) {
+      // A link to a task completed since: its read-only page.
+      if (error instanceof ApiProblem && error.status === 404 && (await api(`/api/v1/completed-tasks/${encodeURIComponent(id)}`).catch(() => null))) {
+        navigate(href(`completed/${id}`), { replace: true });
+        return undefined;
+      }
+      throw error;
+    }
+  }, [id, completed]);
   const task = polled.data;
   useTitle(task ? `Task ${task.elementId}` : `Task ${id}`, 'task list');
   const xml = usePoll(
@@ -95,6 +107,7 @@ export function TaskPage(props: { taskId: string }) {
   if (completed)
     return html`<h1>Task ${id} completed</h1>
       ${note ? html`<p class="notice" role="status">${note}</p>` : null}
+      <p><${Link} to=${href(`completed/${id}`)}>See the completed task<//></p>
       <p><${Link} to=${href('')}>Back to the tasks<//></p>`;
 
   if (!task)
