@@ -31,7 +31,7 @@ const activateBody = z.object({
     .meta({ 'x-orca-extension': true }),
 });
 
-const jobSchema = z.object({
+export const jobSchema = z.object({
   key: z.string(),
   type: z.string(),
   retries: z.number().int(),
