@@ -7,6 +7,8 @@
 import type { Tracer } from '@opentelemetry/api';
 import type { FastifyInstance } from 'fastify';
 import { createEngine, type Engine, type EngineOptions } from '../engine/index.ts';
+import { createAgents, type AgentsService } from './agents/index.ts';
+import { createMailbox, type Mailbox } from './agents/mailbox.ts';
 import type { AppConfig } from './config.ts';
 import type { ApiConfig, ApiContext } from './context.ts';
 import { createCredits, type CreditsService } from './credits/index.ts';
@@ -49,6 +51,8 @@ export interface App {
   engine: Engine;
   identity: IdentityService;
   credits: CreditsService;
+  agents: AgentsService;
+  mailbox: Mailbox;
   mailer: Mailer;
   /** The service's metrics; undefined when they are off. */
   metrics: OrcaMetrics | undefined;
@@ -97,7 +101,9 @@ export async function createApp(config: AppConfig, options: AppOptions = {}): Pr
       initialBalance: config.accounts.initialCredits,
       counted: metrics && { charged: (n) => metrics.creditsCharged.inc(n), refunded: (n) => metrics.creditsRefunded.inc(n) },
     });
-    const ctx: ApiContext = { engine, identity, credits, config: apiConfig, metrics };
+    const agents = createAgents({ store: engine.store, identity, notices: engine.queues.notices, now: options.clock });
+    const mailbox = createMailbox({ store: engine.store, now: options.clock });
+    const ctx: ApiContext = { engine, identity, credits, agents, mailbox, config: apiConfig, metrics };
     const app = await buildServer(ctx, {
       ...options.server,
       logger: options.logger,
@@ -114,6 +120,8 @@ export async function createApp(config: AppConfig, options: AppOptions = {}): Pr
       engine,
       identity,
       credits,
+      agents,
+      mailbox,
       mailer,
       metrics,
       get url() {
@@ -132,6 +140,7 @@ export async function createApp(config: AppConfig, options: AppOptions = {}): Pr
           try {
             await app.close();
           } finally {
+            await agents.close();
             await mailer.close();
             await engine.close();
           }

@@ -1,6 +1,8 @@
 // What route modules get to work with. Identity and Credits are interfaces
 // so the HTTP layer does not care how keys are stored or credits counted.
 import type { Engine } from '../engine/index.ts';
+import type { Mailbox } from './agents/mailbox.ts';
+import type { AgentService } from './agents/types.ts';
 import type { OrcaMetrics } from './metrics/orca-metrics.ts';
 
 export interface Identity {
@@ -34,6 +36,10 @@ export interface ApiContext {
   engine: Engine;
   identity: Identity;
   credits: Credits;
+  /** AI agents: registration, tokens, sessions (api/agents/). */
+  agents: AgentService;
+  /** Messages between the agents of an account. */
+  mailbox: Mailbox;
   config: ApiConfig;
   /** Absent when metrics are off (ORCA_METRICS=off): no /metrics route, nothing timed. */
   metrics?: OrcaMetrics;

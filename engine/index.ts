@@ -13,6 +13,7 @@ export { JOB_KINDS, jobKindOfType, kindIndex } from './metrics.ts';
 export type { ActivationTiming, BatchTally, EngineGauges, EngineMetrics, JobKind, KindCounts, RejectReason } from './metrics.ts';
 
 export {
+  agentsRepository,
   identityRepository,
   InvalidCursorError,
   isKey,
@@ -22,7 +23,9 @@ export {
   StoreUnavailableError,
 } from './store/index.ts';
 export type {
+  AgentRow,
   Charge,
+  MailboxRow,
   ChargeResult,
   Db,
   DecisionVersionSummary,

@@ -7,25 +7,34 @@ import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 export const API_KEY_PREFIX = 'orca_';
 export const ACCESS_TOKEN_PREFIX = 'orcat_';
 export const SIGNUP_TOKEN_PREFIX = 'orcas_';
+export const AGENT_TOKEN_PREFIX = 'orcaag_';
+export const AGENT_SESSION_PREFIX = 'orcaas_';
+export const APP_TOKEN_PREFIX = 'orcaap_';
 
 // 32 bytes → 43 base64url characters.
 const BODY = '[A-Za-z0-9_-]{43}';
-const API_KEY = new RegExp(`^${API_KEY_PREFIX}${BODY}$`);
-const ACCESS_TOKEN = new RegExp(`^${ACCESS_TOKEN_PREFIX}${BODY}$`);
-const SIGNUP_TOKEN = new RegExp(`^${SIGNUP_TOKEN_PREFIX}${BODY}$`);
 
-export type SecretKind = 'apiKey' | 'accessToken' | 'signupToken';
+export type SecretKind = 'apiKey' | 'accessToken' | 'signupToken' | 'agentToken' | 'agentSession' | 'appToken';
+
+const PREFIXES: Record<SecretKind, string> = {
+  apiKey: API_KEY_PREFIX,
+  accessToken: ACCESS_TOKEN_PREFIX,
+  signupToken: SIGNUP_TOKEN_PREFIX,
+  agentToken: AGENT_TOKEN_PREFIX,
+  agentSession: AGENT_SESSION_PREFIX,
+  appToken: APP_TOKEN_PREFIX,
+};
+
+// No prefix is a prefix of another one's (each ends in '_' and none ends early), so at most one matches.
+const SHAPES = Object.entries(PREFIXES).map(([kind, prefix]) => [kind as SecretKind, new RegExp(`^${prefix}${BODY}$`)] as const);
 
 export function newSecret(kind: SecretKind): string {
-  const prefix = kind === 'apiKey' ? API_KEY_PREFIX : kind === 'accessToken' ? ACCESS_TOKEN_PREFIX : SIGNUP_TOKEN_PREFIX;
-  return prefix + randomBytes(32).toString('base64url');
+  return PREFIXES[kind] + randomBytes(32).toString('base64url');
 }
 
 /** What a presented credential claims to be; undefined for anything we never issue (no lookup needed). */
 export function kindOf(credential: string): SecretKind | undefined {
-  if (API_KEY.test(credential)) return 'apiKey';
-  if (ACCESS_TOKEN.test(credential)) return 'accessToken';
-  if (SIGNUP_TOKEN.test(credential)) return 'signupToken';
+  for (const [kind, shape] of SHAPES) if (shape.test(credential)) return kind;
   return undefined;
 }
 

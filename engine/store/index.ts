@@ -6,6 +6,7 @@ import { commandsRepository } from './commands-repository.ts';
 import { commitBatch, commitBatches, type Batch, type CommitInput } from './commit-batch.ts';
 import type { Db } from './db.ts';
 import { accountsRepository } from './accounts-repository.ts';
+import { agentsRepository } from './agents-repository.ts';
 import { decisionsRepository } from './decisions-repository.ts';
 import { definitionsRepository } from './definitions-repository.ts';
 import { historyRepository } from './history-repository.ts';
@@ -17,6 +18,7 @@ import { tasksRepository } from './tasks-repository.ts';
 import { leasesRepository } from './leases-repository.ts';
 import { ledgerRepository } from './ledger-repository.ts';
 import { mailOutboxRepository } from './mail-outbox-repository.ts';
+import { mailboxRepository } from './mailbox-repository.ts';
 import { requestKeysRepository } from './request-keys-repository.ts';
 import { statisticsRepository } from './statistics-repository.ts';
 import { timersRepository } from './timers-repository.ts';
@@ -40,6 +42,8 @@ export function createStore(db: Db, writer: Db = db) {
     requestKeys: requestKeysRepository(db),
     leases: leasesRepository(db),
     identity: identityRepository(db),
+    agents: agentsRepository(db),
+    mailbox: mailboxRepository(db),
     ledger: ledgerRepository(db),
     mailOutbox: mailOutboxRepository(db),
     commitBatch: (batch: Batch) => commitBatch(writer, batch),
@@ -50,6 +54,7 @@ export function createStore(db: Db, writer: Db = db) {
 export type Store = ReturnType<typeof createStore>;
 
 export * from './accounts-repository.ts';
+export * from './agents-repository.ts';
 export * from './checksum.ts';
 export * from './commands-repository.ts';
 export * from './commit-batch.ts';
@@ -70,6 +75,7 @@ export * from './jobs-repository.ts';
 export * from './leases-repository.ts';
 export * from './ledger-repository.ts';
 export * from './mail-outbox-repository.ts';
+export * from './mailbox-repository.ts';
 export * from './migrate.ts';
 export * from './request-keys-repository.ts';
 export * from './runtime-rows.ts';

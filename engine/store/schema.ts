@@ -398,3 +398,77 @@ export const ledger = pgTable(
   // The account's ledger is read newest first, paged by id.
   (t) => [index('ledger_account_id_idx').on(t.account, t.id)],
 );
+
+// ─── Agents, their mailbox and platform apps (written by the API) ──────────
+// As above, tokens and session ids are kept only as sha256 hashes and found
+// by them. An agent holds one token at a time (its hash is a column of the
+// agent), so a rotation that replaces it cannot leave two tokens live.
+
+/** AI agents registered on an account (orca.register); `retiredAt` set when removed. */
+export const agents = pgTable(
+  'agents',
+  {
+    id: text('id').primaryKey(),
+    account: text('account').notNull(),
+    name: text('name').notNull(),
+    tokenHash: text('token_hash').notNull(),
+    createdAt: instant('created_at').notNull().defaultNow(),
+    rotatedAt: instant('rotated_at'),
+    retiredAt: instant('retired_at'),
+  },
+  (t) => [uniqueIndex('agents_token_hash_uq').on(t.tokenHash), index('agents_account_idx').on(t.account, t.id)],
+);
+
+/** Sessions opened with an agent's token (orca.connect); live until `endedAt`. */
+export const agentSessions = pgTable(
+  'agent_sessions',
+  {
+    // The sha256 of the session id the agent holds: the id is a credential.
+    hash: text('hash').primaryKey(),
+    agent: text('agent').notNull(),
+    account: text('account').notNull(),
+    createdAt: instant('created_at').notNull().defaultNow(),
+    endedAt: instant('ended_at'),
+  },
+  (t) => [index('agent_sessions_agent_idx').on(t.agent)],
+);
+
+/** Messages between agents of one account; listed to their recipient until acknowledged. */
+export const mailboxMessages = pgTable(
+  'mailbox_messages',
+  {
+    id: bigserial('id', { mode: 'number' }).primaryKey(),
+    account: text('account').notNull(),
+    fromAgent: text('from_agent').notNull(),
+    toAgent: text('to_agent').notNull(),
+    body: jsonb('body').$type<unknown>().notNull(),
+    // The sender's Idempotency-Key and the digest of what it sent under it.
+    idempotencyKey: text('idempotency_key'),
+    fingerprint: text('fingerprint'),
+    createdAt: instant('created_at').notNull().defaultNow(),
+    ackedAt: instant('acked_at'),
+  },
+  (t) => [
+    uniqueIndex('mailbox_messages_idempotency_uq').on(t.fromAgent, t.idempotencyKey),
+    // The recipient's list: unacknowledged first, each part in id order.
+    index('mailbox_messages_inbox_idx').on(t.account, t.toAgent, t.id),
+    index('mailbox_messages_unacked_idx')
+      .on(t.account, t.toAgent, t.id)
+      .where(sql`${t.ackedAt} is null`),
+  ],
+);
+
+/** Apps registered on an account (POST /api/v1/platform/register); `deletedAt` set when unregistered. */
+export const platformApps = pgTable(
+  'platform_apps',
+  {
+    id: text('id').primaryKey(),
+    account: text('account').notNull(),
+    name: text('name').notNull(),
+    tokenHash: text('token_hash').notNull(),
+    createdAt: instant('created_at').notNull().defaultNow(),
+    rotatedAt: instant('rotated_at'),
+    deletedAt: instant('deleted_at'),
+  },
+  (t) => [uniqueIndex('platform_apps_token_hash_uq').on(t.tokenHash), index('platform_apps_account_idx').on(t.account, t.id)],
+);

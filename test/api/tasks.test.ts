@@ -114,6 +114,8 @@ describe('tasks', () => {
       engine: api.engine,
       credits: api.service.credits,
       identity: api.service.identity,
+      agents: api.service.agents,
+      mailbox: api.service.mailbox,
       config: { publicUrl: api.baseUrl, bodyLimit: 10 * 1024 * 1024 },
     };
     await completeTask(ctx, account, task.id, { via: 'graphql' }, { charge: false });
