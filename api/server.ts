@@ -14,6 +14,7 @@ import { registerTracing } from './plugins/tracing.ts';
 import { traceLogFields } from './tracing/log-fields.ts';
 import { registerGracefulShutdown, type GracefulShutdownOptions } from './plugins/graceful-shutdown.ts';
 import { registerRateLimit, type RateLimitOptions } from './plugins/rate-limit.ts';
+import { registerMcp } from './mcp/plugin.ts';
 import { routeFamilies } from './routes/index.ts';
 
 export interface ServerOptions {
@@ -52,5 +53,6 @@ export async function buildServer(ctx: ApiContext, options: ServerOptions): Prom
   app.addContentTypeParser(['application/xml', 'text/xml'], { parseAs: 'string' }, (_request, body, done) => done(null, body));
   await app.register(multipart, { limits: { fileSize: ctx.config.bodyLimit, files: 1, fields: 10 } });
   for (const register of routeFamilies) await register(app, ctx);
+  await registerMcp(app, ctx);
   return app;
 }

@@ -47,7 +47,7 @@ export const jobSchema = z.object({
 
 const jobKeyParams = z.object({ jobKey: keySchema });
 
-function jobView(job: ActivatedJob): z.infer<typeof jobSchema> {
+export function jobView(job: ActivatedJob): z.infer<typeof jobSchema> {
   return { ...offerOf(job), variables: job.variables, worker: job.worker };
 }
 

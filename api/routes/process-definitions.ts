@@ -34,7 +34,7 @@ export const processVersionSchema = z.object({
 
 export const processSummarySchema = processVersionSchema.extend({ latestVersion: z.number().int() });
 
-function versionView(v: ProcessVersionSummary) {
+export function versionView(v: ProcessVersionSummary) {
   return { bpmnProcessId: v.bpmnProcessId, version: v.version, resourceName: v.resourceName, checksum: v.checksum, deployedAt: v.deployedAt.toISOString() };
 }
 

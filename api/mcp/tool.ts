@@ -1,0 +1,100 @@
+// A tool as Orca declares it: name, a description written for a model, zod
+// input and output schemas, and a run function over the API context. The
+// same declaration registers the tool on the SDK's McpServer and feeds the
+// published contract (contract.ts), so neither can drift from the other.
+// Input is validated here, not by the SDK, so a bad argument is an
+// INVALID_INPUT result naming the field (the SDK's own check has no code).
+import type { CallToolResult, McpServer, StandardSchemaWithJSON, ToolAnnotations } from '@modelcontextprotocol/server';
+import type { FastifyBaseLogger } from 'fastify';
+import { z } from 'zod';
+import type { AgentSession } from '../agents/types.ts';
+import type { ApiContext } from '../context.ts';
+import { ApiError } from '../problem.ts';
+import { inputErrors } from '../validation.ts';
+import { errorResult, toolErrorOf } from './errors.ts';
+
+/** What a running tool knows about its call. */
+export interface ToolCall {
+  ctx: ApiContext;
+  /** The caller's network address (for the register/connect flood limits). */
+  address: string;
+  /** The live agent session, on tools that take `sessionId`. */
+  session: AgentSession;
+}
+
+export interface ToolSpec<I extends z.ZodObject = z.ZodObject, O extends z.ZodObject = z.ZodObject> {
+  name: string;
+  title: string;
+  description: string;
+  input: I;
+  output: O;
+  /** True: `sessionId` is added to the input and resolved before run (every tool but register and connect). */
+  session: boolean;
+  annotations?: ToolAnnotations;
+  run(args: z.output<I>, call: ToolCall): Promise<z.input<O>>;
+}
+
+export function defineTool<I extends z.ZodObject, O extends z.ZodObject>(spec: ToolSpec<I, O>): ToolSpec {
+  return spec as unknown as ToolSpec;
+}
+
+export const sessionIdSchema = z
+  .string()
+  .min(1)
+  .max(200)
+  .describe('The sessionId orca.connect returned. Not an API key and not the agent token: those are refused here.');
+
+const sessionArgs = z.object({ sessionId: sessionIdSchema });
+
+/** The input schema a client sees: the tool's own, with `sessionId` first where a session is needed. */
+export function inputSchemaOf(spec: ToolSpec): z.ZodObject {
+  // Refinements are not carried over, but JSON Schema cannot show them anyway; validate() checks them.
+  return spec.session ? sessionArgs.extend(spec.input.shape) : spec.input;
+}
+
+/**
+ * The schema as the SDK gets it: its JSON Schema for tools/list, but a
+ * validate that lets everything through, since run() validates (above).
+ */
+function listedOnly(schema: z.ZodObject): StandardSchemaWithJSON {
+  const standard = schema['~standard'];
+  return { '~standard': { ...standard, validate: (value: unknown) => ({ value }) } } as StandardSchemaWithJSON;
+}
+
+export interface CallInfo {
+  address: string;
+  log: FastifyBaseLogger;
+}
+
+export function registerTools(server: McpServer, tools: readonly ToolSpec[], ctx: ApiContext, info: CallInfo): void {
+  for (const spec of tools) {
+    const input = inputSchemaOf(spec);
+    server.registerTool(
+      spec.name,
+      { title: spec.title, description: spec.description, inputSchema: listedOnly(input), outputSchema: spec.output, annotations: spec.annotations },
+      async (args: unknown): Promise<CallToolResult> => {
+        try {
+          const parsed = parseArguments(spec, args ?? {});
+          const session = spec.session ? await ctx.agents.session(parsed.sessionId as string) : (undefined as unknown as AgentSession);
+          const output = await spec.run(parsed, { ctx, address: info.address, session });
+          return { content: [{ type: 'text', text: JSON.stringify(output) }], structuredContent: output as Record<string, unknown> };
+        } catch (error) {
+          const toolError = toolErrorOf(error);
+          if (toolError.code === 'INTERNAL') info.log.error({ err: error, tool: spec.name }, 'MCP tool failed');
+          return errorResult(toolError);
+        }
+      },
+    );
+  }
+}
+
+/** The arguments as the tool's schema gives them back (with `sessionId`), or INVALID_INPUT naming every failing field. */
+function parseArguments(spec: ToolSpec, args: unknown): Record<string, unknown> {
+  const own = inputErrors(spec.input, args, '');
+  const session = spec.session ? inputErrors(sessionArgs, args, '') : { errors: [], data: {} };
+  const errors = [...session.errors, ...own.errors.filter((e) => !session.errors.some((s) => s.field === e.field))];
+  if (errors.length > 0) {
+    throw new ApiError('INVALID_INPUT', `Invalid arguments: ${errors.map((e) => `${e.field}: ${e.message}`).join('; ')}.`, { errors });
+  }
+  return { ...(own.data as object), ...(session.data as object) };
+}
