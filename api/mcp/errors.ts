@@ -22,13 +22,8 @@ export interface ToolError {
 }
 
 export function toolErrorOf(error: unknown): ToolError {
-  if (error instanceof AgentSessionError) {
-    const hint =
-      error.code === 'SESSION_ENDED'
-        ? ' Connect again with orca.connect and the current token.'
-        : ' Pass the sessionId orca.connect returned (an API key or a token is not a session id).';
-    return { code: error.code, message: error.message + hint };
-  }
+  // The agents service words these for the caller already (what happened, what to do).
+  if (error instanceof AgentSessionError) return { code: error.code, message: error.message };
   const apiError = toApiError(error);
   const { errors, retryAfterSeconds, ...extra } = apiError.extra;
   return {
