@@ -9,6 +9,7 @@ import type { FastifyInstance } from 'fastify';
 import { createEngine, type Engine, type EngineOptions } from '../engine/index.ts';
 import { createAgents, type AgentsService } from './agents/index.ts';
 import { createMailbox, type Mailbox } from './agents/mailbox.ts';
+import { agentBuckets, type AgentBuckets } from './agents/buckets.ts';
 import type { AppConfig } from './config.ts';
 import type { ApiConfig, ApiContext } from './context.ts';
 import { createCredits, type CreditsService } from './credits/index.ts';
@@ -16,6 +17,7 @@ import { createIdentity, type IdentityService } from './identity/index.ts';
 import { consoleText, createMailer, type EchoedMail, type Mailer } from './mail/index.ts';
 import { engineMetrics } from './metrics/engine-metrics.ts';
 import { OrcaMetrics } from './metrics/orca-metrics.ts';
+import { createPlatformApps, type PlatformApps } from './platform/index.ts';
 import { buildServer, type ServerOptions } from './server.ts';
 
 /**
@@ -33,7 +35,7 @@ export interface AppOptions {
   mailEcho?: boolean | ((mail: EchoedMail) => void);
   /** Clock for token and link expiry (tests). */
   clock?: () => Date;
-  logger?: boolean;
+  logger?: ServerOptions['logger'];
   /** Shutdown grace and, for tests, rate limits whole instead of the configured ones (api/server.ts). */
   server?: Partial<Omit<ServerOptions, 'logger'>>;
   /** The engine's shard identity and test hooks. */
@@ -53,6 +55,9 @@ export interface App {
   credits: CreditsService;
   agents: AgentsService;
   mailbox: Mailbox;
+  platformApps: PlatformApps;
+  /** What the routes were given: the same services as above. */
+  ctx: ApiContext;
   mailer: Mailer;
   /** The service's metrics; undefined when they are off. */
   metrics: OrcaMetrics | undefined;
@@ -69,6 +74,7 @@ export async function createApp(config: AppConfig, options: AppOptions = {}): Pr
   const metrics = config.metrics.enabled ? new OrcaMetrics({ processMetrics: config.metrics.processMetrics }) : undefined;
   const engine = await createEngine(config.engine, { ...options.engine, metrics: metrics && engineMetrics(metrics), tracer: options.tracer });
   metrics?.watch(engine);
+  let buckets: AgentBuckets | undefined;
   try {
     // Mutable: without PUBLIC_URL the links name the port we end up on.
     const apiConfig: ApiConfig = {
@@ -102,9 +108,22 @@ export async function createApp(config: AppConfig, options: AppOptions = {}): Pr
       initialBalance: config.accounts.initialCredits,
       counted: metrics && { charged: (n) => metrics.creditsCharged.inc(n), refunded: (n) => metrics.creditsRefunded.inc(n) },
     });
-    const agents = createAgents({ store: engine.store, identity, notices: engine.queues.notices, now: options.clock });
+    // Shared by every pod through the engine's Redis when there is one, as the request limit is.
+    buckets = await agentBuckets(config.engine.redisUrl, config.engine.redisPrefix);
+    const agents = createAgents({
+      store: engine.store,
+      identity,
+      notices: engine.queues.notices,
+      now: options.clock,
+      buckets: buckets.factory,
+      rateLimits: {
+        register: { burst: config.agents.registerBurst, perSecond: config.agents.registerPerMinute / 60 },
+        connect: { burst: config.agents.connectBurst, perSecond: config.agents.connectPerMinute / 60 },
+      },
+    });
     const mailbox = createMailbox({ store: engine.store, now: options.clock });
-    const ctx: ApiContext = { engine, identity, credits, agents, mailbox, config: apiConfig, metrics };
+    const platformApps = createPlatformApps({ store: engine.store, notices: engine.queues.notices, now: options.clock });
+    const ctx: ApiContext = { engine, identity, credits, agents, mailbox, platformApps, config: apiConfig, metrics };
     const app = await buildServer(ctx, {
       ...options.server,
       logger: options.logger,
@@ -123,6 +142,8 @@ export async function createApp(config: AppConfig, options: AppOptions = {}): Pr
       credits,
       agents,
       mailbox,
+      platformApps,
+      ctx,
       mailer,
       metrics,
       get url() {
@@ -142,6 +163,8 @@ export async function createApp(config: AppConfig, options: AppOptions = {}): Pr
             await app.close();
           } finally {
             await agents.close();
+            platformApps.close();
+            await buckets?.close();
             await mailer.close();
             await engine.close();
           }
@@ -150,6 +173,7 @@ export async function createApp(config: AppConfig, options: AppOptions = {}): Pr
       },
     };
   } catch (error) {
+    await buckets?.close();
     await engine.close();
     throw error;
   }

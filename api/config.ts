@@ -54,6 +54,19 @@ export const appConfigSchema = z.object({
       burst: z.preprocess(blankAsUnset, z.coerce.number().int().min(1).default(2_000)),
     })
     .prefault({}),
+  /** Flood limits of orca.register and orca.connect, per account and per caller address (api/agents/rate-limits.ts). */
+  agents: z
+    .object({
+      /** Registrations an account (or an address) may make at once after a quiet spell. */
+      registerBurst: z.number().int().min(1).default(20),
+      /** Registrations per minute after the burst. */
+      registerPerMinute: z.number().positive().default(20),
+      /** Sessions an account (or an address) may open at once after a quiet spell. */
+      connectBurst: z.number().int().min(1).default(60),
+      /** Sessions per minute after the burst. */
+      connectPerMinute: z.number().positive().default(120),
+    })
+    .prefault({}),
   /** Prometheus metrics at GET /metrics on every role (docs/observability.md). */
   metrics: z
     .object({

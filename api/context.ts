@@ -3,6 +3,8 @@
 import type { Engine } from '../engine/index.ts';
 import type { Mailbox } from './agents/mailbox.ts';
 import type { AgentService } from './agents/types.ts';
+import type { AuthKind } from './plugins/auth.ts';
+import type { PlatformApps } from './platform/index.ts';
 import type { OrcaMetrics } from './metrics/orca-metrics.ts';
 
 export interface Identity {
@@ -42,6 +44,8 @@ export interface ApiContext {
   agents: AgentService;
   /** Messages between the agents of an account. */
   mailbox: Mailbox;
+  /** Apps registered on an account and their tokens (api/platform/). */
+  platformApps: PlatformApps;
   config: ApiConfig;
   /** Absent when metrics are off (ORCA_METRICS=off): no /metrics route, nothing timed. */
   metrics?: OrcaMetrics;
@@ -49,10 +53,14 @@ export interface ApiContext {
 
 declare module 'fastify' {
   interface FastifyRequest {
-    /** The authenticated account; set by the auth hook on routes with auth 'apiKey'. */
+    /** The authenticated account; set by the auth hook on every route with an auth other than 'none'. */
     account: string;
+    /** The agent whose token authenticated the request (auth 'agentToken'), else null. */
+    agent: { agentId: string; account: string } | null;
+    /** The platform app whose token authenticated the request (auth 'appToken'), else null. */
+    platformApp: { appId: string; account: string } | null;
   }
   interface FastifyContextConfig {
-    auth?: 'none' | 'apiKey';
+    auth?: AuthKind;
   }
 }

@@ -18,7 +18,8 @@ import { registerMcp } from './mcp/plugin.ts';
 import { routeFamilies } from './routes/index.ts';
 
 export interface ServerOptions {
-  logger?: boolean;
+  /** true: log lines to stdout; a stream: to it instead (tests read what would be logged). */
+  logger?: boolean | { stream: { write(line: string): void } };
   /** Per-account limits (the configuration's, app.ts); false turns them off. */
   rateLimit: RateLimitOptions | false;
   shutdown?: GracefulShutdownOptions;
@@ -29,7 +30,7 @@ export interface ServerOptions {
 export async function buildServer(ctx: ApiContext, options: ServerOptions): Promise<FastifyInstance> {
   const app = Fastify({
     // Log lines written inside a traced request carry its trace_id and span_id.
-    logger: options.logger ? { mixin: traceLogFields } : false,
+    logger: options.logger ? { mixin: traceLogFields, ...(typeof options.logger === 'object' ? { stream: options.logger.stream } : {}) } : false,
     bodyLimit: ctx.config.bodyLimit,
     // Keys and tokens must never reach the logs.
     logController: new LogController({ disableRequestLogging: true }),
@@ -44,7 +45,7 @@ export async function buildServer(ctx: ApiContext, options: ServerOptions): Prom
   if (options.tracer) registerTracing(app, options.tracer);
   // Before the routes, so every one of them is timed.
   if (ctx.metrics) registerMetrics(app, ctx.metrics);
-  registerAuth(app, ctx.identity);
+  registerAuth(app, ctx);
   // After auth: the limit is per account.
   await registerRateLimit(app, options.rateLimit);
   registerGracefulShutdown(app, options.shutdown);

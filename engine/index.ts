@@ -20,12 +20,14 @@ export {
   ledgerRepository,
   parseVariableFilter,
   pendingMigrations,
+  platformAppsRepository,
   StoreUnavailableError,
 } from './store/index.ts';
 export type {
   AgentRow,
   Charge,
   MailboxRow,
+  PlatformAppRow,
   ChargeResult,
   Db,
   DecisionVersionSummary,

@@ -44,7 +44,8 @@ function view(row: MailboxRow): MailboxMessage {
   return { id: row.id, from: row.from, to: row.to, body: row.body, createdAt: row.createdAt.toISOString(), ackedAt: row.ackedAt?.toISOString() ?? null };
 }
 
-function bodyProblem(body: unknown): string | undefined {
+/** Why `body` cannot be a message body, or undefined. */
+export function bodyProblem(body: unknown): string | undefined {
   if (body === undefined) return 'is required (any JSON value)';
   const text = JSON.stringify(body);
   if (text === undefined) return 'must be a JSON value';
@@ -53,10 +54,7 @@ function bodyProblem(body: unknown): string | undefined {
   return undefined;
 }
 
-const noSuchAgent = () =>
-  new ApiError('NOT_FOUND', 'No live agent with this id on your account; messages go only to agents of the same account.', {
-    errors: [{ field: 'to', message: 'not a live agent of this account' }],
-  });
+const noSuchAgent = () => new ApiError('NOT_FOUND', 'No live agent with this id on your account; messages go only to agents of the same account.');
 
 export function createMailbox(options: CreateMailboxOptions): Mailbox {
   const { mailbox, agents } = options.store;

@@ -93,10 +93,29 @@ const securitySchemes: Json = {
       'The API key or a short-lived token as Authorization: Bearer. A 401 answers with WWW-Authenticate: Bearer realm="orca", ApiKey realm="orca", header="X-API-Key".',
   },
   apiKeyQuery: { type: 'apiKey', in: 'query', name: 'api_key', description: 'The API key as a query parameter (avoid: URLs end up in logs).' },
+  agentToken: {
+    type: 'http',
+    scheme: 'bearer',
+    description:
+      'An agent\'s token (orcaag_…, from the MCP tools orca.register or orca.rotate_token) as Authorization: Bearer; the agent mailbox\'s only credential. A 401 answers with WWW-Authenticate: Bearer realm="orca-agents".',
+  },
+  appToken: {
+    type: 'http',
+    scheme: 'bearer',
+    description:
+      'A platform app\'s token (orcaap_…, from POST /api/v1/platform/register) as Authorization: Bearer; it works on the /api/v1/platform/app routes and nowhere else. A 401 answers with WWW-Authenticate: Bearer realm="orca-platform-apps".',
+  },
 };
 
 /** Alternatives, not a combination: any one of them authenticates. */
 const API_KEY_SECURITY = [{ apiKeyHeader: [] }, { bearer: [] }, { apiKeyQuery: [] }];
+
+const SECURITY: Record<AnyRoute['auth'], Json[]> = {
+  none: [],
+  apiKey: API_KEY_SECURITY,
+  agentToken: [{ agentToken: [] }],
+  appToken: [{ appToken: [] }],
+};
 
 const TAG_DESCRIPTIONS: Record<string, string> = {
   extension:
@@ -247,7 +266,7 @@ function requestBody(spec: AnyRoute, collector: SchemaCollector, hint: string): 
 function errorStatuses(spec: AnyRoute): number[] {
   const statuses = new Set(spec.errors ?? []);
   if (spec.body || spec.query || spec.params) statuses.add(400);
-  if (spec.auth === 'apiKey') {
+  if (spec.auth !== 'none') {
     statuses.add(401);
     statuses.add(429);
   }
@@ -301,7 +320,7 @@ export function buildOpenApiDocument(options: DocumentOptions = {}): Json {
       parameters: parameters(spec, collector, id),
       ...(body ? { requestBody: body } : {}),
       responses: responses(spec, collector, id),
-      security: spec.auth === 'apiKey' ? API_KEY_SECURITY : [],
+      security: SECURITY[spec.auth],
       ...(spec.credits ? { 'x-orca-credits': spec.credits } : {}),
       ...(spec.extension ? { 'x-orca-extension': true } : {}),
     };

@@ -4,10 +4,11 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { z } from 'zod';
 import { EngineError } from '../../engine/index.ts';
+import type { AuthKind } from '../plugins/auth.ts';
 import { idempotencyKeyOf, idempotencyOf, keyedTimeout, type Idempotency } from '../services/idempotency.ts';
 import { parseInput } from '../validation.ts';
 
-export type Auth = 'none' | 'apiKey';
+export type Auth = AuthKind;
 
 export interface RouteSpec<B extends z.ZodType | undefined, Q extends z.ZodType | undefined, P extends z.ZodType | undefined> {
   method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';

@@ -10,7 +10,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { EngineError, LIMITS, StoreUnavailableError } from '../../engine/index.ts';
 import { ApiError, problemOf, type ProblemCode } from '../problem.ts';
 import { keyReused } from '../services/idempotency.ts';
-import { AUTH_CHALLENGE } from './auth.ts';
+import { challengeFor } from './auth.ts';
 
 /**
  * Longest path parameter the router reads. Above LIMITS.maxIdLength on
@@ -81,7 +81,7 @@ export function toApiError(error: unknown): ApiError {
 
 function send(reply: FastifyReply, apiError: ApiError, url: string): FastifyReply {
   if (apiError.extra.retryAfterSeconds !== undefined) reply.header('Retry-After', String(apiError.extra.retryAfterSeconds));
-  if (apiError.status === 401) reply.header('WWW-Authenticate', AUTH_CHALLENGE);
+  if (apiError.status === 401) reply.header('WWW-Authenticate', challengeFor(reply.request?.routeOptions?.config?.auth));
   return reply
     .code(apiError.status)
     .type('application/problem+json')

@@ -1,11 +1,13 @@
 // Per-account rate limits (DESIGN §5): every authenticated request takes a
-// token from its account's bucket, so an API key and the short-lived tokens
-// minted from it share one budget, and rotating the key does not reset it.
+// token from its account's bucket, so an API key, the short-lived tokens
+// minted from it and the tokens of the account's agents and apps share one
+// budget, and rotating a key or token does not reset it.
 // An empty bucket is a 429 problem with Retry-After. Buckets live in Redis
 // when there is one (shared by all API pods) and in this process otherwise.
 // The limit protects the service, it is not a dependency of it: when Redis
 // does not answer, requests pass (and the log says so).
 import type { FastifyInstance } from 'fastify';
+import type { Redis } from 'ioredis';
 import { z } from 'zod';
 import { ApiError } from '../problem.ts';
 import { LocalTokenBuckets, RedisTokenBuckets, type TokenBuckets } from './rate-limit-buckets.ts';
@@ -28,18 +30,16 @@ export const rateLimitOptions = z.object({
 
 export type RateLimitOptions = z.input<typeof rateLimitOptions>;
 
-async function openBuckets(options: z.output<typeof rateLimitOptions>): Promise<TokenBuckets> {
-  const limits = { perSecond: options.perSecond, burst: options.burst };
-  if (!options.redisUrl) return new LocalTokenBuckets(limits);
+/** A Redis connection for token buckets: while Redis is away, calls fail at once (and callers let requests pass) rather than queue. */
+export async function connectBucketsRedis(url: string, timeoutMs: number, name = 'orca-rate-limit'): Promise<Redis> {
   // Loaded only when used, like the queues' client: the embedded default never needs it.
   const { Redis } = await import('ioredis');
-  const redis = new Redis(options.redisUrl, {
-    connectionName: 'orca-rate-limit',
+  const redis = new Redis(url, {
+    connectionName: name,
     lazyConnect: true,
-    // While Redis is away, fail at once (and let the request pass) rather than queue behind a reconnect.
     enableOfflineQueue: false,
     maxRetriesPerRequest: 0,
-    commandTimeout: options.redisTimeoutMs,
+    commandTimeout: timeoutMs,
   });
   // Errors surface on the calls; without a listener ioredis would print each reconnect attempt.
   redis.on('error', () => {});
@@ -49,7 +49,13 @@ async function openBuckets(options: z.output<typeof rateLimitOptions>): Promise<
     redis.disconnect();
     throw new Error(`rate limit: cannot reach Redis: ${(error as Error).message}`, { cause: error });
   }
-  return new RedisTokenBuckets(redis, options.prefix, limits);
+  return redis;
+}
+
+async function openBuckets(options: z.output<typeof rateLimitOptions>): Promise<TokenBuckets> {
+  const limits = { perSecond: options.perSecond, burst: options.burst };
+  if (!options.redisUrl) return new LocalTokenBuckets(limits);
+  return new RedisTokenBuckets(await connectBucketsRedis(options.redisUrl, options.redisTimeoutMs), options.prefix, limits);
 }
 
 /**
@@ -65,7 +71,9 @@ export async function registerRateLimit(app: FastifyInstance, input: RateLimitOp
   let lastWarning = 0;
 
   app.addHook('preHandler', async (request) => {
-    if (request.routeOptions.config?.auth !== 'apiKey' || request.account === '') return;
+    // Agents' and apps' calls count against their account as its own do.
+    const auth = request.routeOptions.config?.auth;
+    if (auth === undefined || auth === 'none' || request.account === '') return;
     let take;
     try {
       take = await buckets.take(request.account);

@@ -9,7 +9,9 @@ import { register as graphql } from './graphql.ts';
 import { register as health } from './health.ts';
 import { register as incidents } from './incidents.ts';
 import { register as jobs } from './jobs.ts';
+import { register as mailbox } from './mailbox.ts';
 import { register as openapi } from './openapi.ts';
+import { register as platform } from './platform.ts';
 import { register as processDefinitions } from './process-definitions.ts';
 import { register as processInstances } from './process-instances.ts';
 import { register as root } from './root.ts';
@@ -29,6 +31,8 @@ export const routeFamilies: RegisterRoutes[] = [
   incidents,
   tasks,
   decisions,
+  mailbox,
+  platform,
   graphql,
   openapi,
   ui,

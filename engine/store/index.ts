@@ -19,6 +19,7 @@ import { leasesRepository } from './leases-repository.ts';
 import { ledgerRepository } from './ledger-repository.ts';
 import { mailOutboxRepository } from './mail-outbox-repository.ts';
 import { mailboxRepository } from './mailbox-repository.ts';
+import { platformAppsRepository } from './platform-apps-repository.ts';
 import { requestKeysRepository } from './request-keys-repository.ts';
 import { statisticsRepository } from './statistics-repository.ts';
 import { timersRepository } from './timers-repository.ts';
@@ -44,6 +45,7 @@ export function createStore(db: Db, writer: Db = db) {
     identity: identityRepository(db),
     agents: agentsRepository(db),
     mailbox: mailboxRepository(db),
+    platformApps: platformAppsRepository(db),
     ledger: ledgerRepository(db),
     mailOutbox: mailOutboxRepository(db),
     commitBatch: (batch: Batch) => commitBatch(writer, batch),
@@ -77,6 +79,7 @@ export * from './ledger-repository.ts';
 export * from './mail-outbox-repository.ts';
 export * from './mailbox-repository.ts';
 export * from './migrate.ts';
+export * from './platform-apps-repository.ts';
 export * from './request-keys-repository.ts';
 export * from './runtime-rows.ts';
 export * from './statistics-repository.ts';

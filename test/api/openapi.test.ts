@@ -51,8 +51,14 @@ describe('GET /api/v1/openapi.json', () => {
       for (const status of spec.errors ?? []) {
         expect(operation.responses[String(status)].content['application/problem+json'].schema).toEqual({ $ref: '#/components/schemas/Problem' });
       }
-      if (spec.auth === 'apiKey') {
-        expect(operation.security).toEqual([{ apiKeyHeader: [] }, { bearer: [] }, { apiKeyQuery: [] }]);
+      if (spec.auth !== 'none') {
+        // An agent's or an app's token is its own scheme: the account key's three ways do not open those routes.
+        const security = {
+          apiKey: [{ apiKeyHeader: [] }, { bearer: [] }, { apiKeyQuery: [] }],
+          agentToken: [{ agentToken: [] }],
+          appToken: [{ appToken: [] }],
+        }[spec.auth];
+        expect(operation.security).toEqual(security);
         expect(operation.responses['401']).toBeDefined();
         expect(operation.responses['429'].headers['Retry-After']).toBeDefined();
       } else {
@@ -74,12 +80,14 @@ describe('GET /api/v1/openapi.json', () => {
     expect(graphql['x-orca-credits']).toBeUndefined();
   });
 
-  it('shares one Problem schema and declares the three ways to send a key', () => {
+  it("shares one Problem schema and declares the three ways to send a key, and the agents' and apps' bearer tokens", () => {
     expect(document.components.schemas.Problem.required).toEqual(['type', 'title', 'status', 'detail', 'instance', 'code']);
     expect(document.components.securitySchemes).toEqual({
       apiKeyHeader: expect.objectContaining({ type: 'apiKey', in: 'header', name: 'X-API-Key' }),
       bearer: expect.objectContaining({ type: 'http', scheme: 'bearer' }),
       apiKeyQuery: expect.objectContaining({ type: 'apiKey', in: 'query', name: 'api_key' }),
+      agentToken: expect.objectContaining({ type: 'http', scheme: 'bearer' }),
+      appToken: expect.objectContaining({ type: 'http', scheme: 'bearer' }),
     });
   });
 

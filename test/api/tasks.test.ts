@@ -110,14 +110,7 @@ describe('tasks', () => {
   it('the shared completeTask service completes for free when asked not to charge (GraphQL)', async () => {
     const task = await newTask();
     const before = await balanceOf(api, account);
-    const ctx = {
-      engine: api.engine,
-      credits: api.service.credits,
-      identity: api.service.identity,
-      agents: api.service.agents,
-      mailbox: api.service.mailbox,
-      config: { publicUrl: api.baseUrl, bodyLimit: 10 * 1024 * 1024 },
-    };
+    const ctx = api.service.ctx;
     await completeTask(ctx, account, task.id, { via: 'graphql' }, { charge: false });
     expect(await balanceOf(api, account)).toBe(before);
     expect((await instanceInState(api, apiKey, task.processInstanceKey, 'COMPLETED')).variables).toEqual({ via: 'graphql' });
