@@ -32,8 +32,8 @@ export async function registerMcp(app: FastifyInstance, ctx: ApiContext): Promis
       registerTools(server, tools, ctx, info);
       return server;
     },
-    // JSON answers: the tools send no progress, so a stream would only add framing.
-    { responseMode: 'json', maxRequestBodySize: ctx.config.bodyLimit, onerror: (error) => app.log.debug({ err: error }, 'MCP request refused') },
+    // The default response mode ('auto') answers JSON: the tools send nothing before their result.
+    { maxRequestBodySize: ctx.config.bodyLimit, onerror: (error) => app.log.debug({ err: error }, 'MCP request refused') },
   );
   app.addHook('onClose', async () => handler.close());
 
