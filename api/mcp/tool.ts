@@ -52,13 +52,42 @@ export function inputSchemaOf(spec: ToolSpec): z.ZodObject {
   return spec.session ? sessionArgs.extend(spec.input.shape) : spec.input;
 }
 
+type JsonSchemaOptions = { target: string; libraryOptions?: Record<string, unknown> };
+
 /**
- * The schema as the SDK gets it: its JSON Schema for tools/list, but a
- * validate that lets everything through, since run() validates (above).
+ * A zod schema as the SDK gets it: its JSON Schema converted once and kept
+ * (the SDK converts on every tools/list, and the output schema on every
+ * tools/call, of every per-request server), and for inputs a validate that
+ * lets everything through, since the handler validates (parseArguments).
  */
-function listedOnly(schema: z.ZodObject): StandardSchemaWithJSON {
+function forSdk(schema: z.ZodObject, validates: boolean): StandardSchemaWithJSON {
   const standard = schema['~standard'];
-  return { '~standard': { ...standard, validate: (value: unknown) => ({ value }) } } as StandardSchemaWithJSON;
+  const converted = new Map<string, Record<string, unknown>>();
+  const memo = (io: 'input' | 'output') => (options: JsonSchemaOptions) => {
+    const key = `${io} ${options.target}`;
+    let json = converted.get(key);
+    if (json === undefined) converted.set(key, (json = standard.jsonSchema[io](options as Parameters<typeof standard.jsonSchema.input>[0])));
+    return json;
+  };
+  return {
+    '~standard': {
+      ...standard,
+      validate: validates ? standard.validate : (value: unknown) => ({ value }),
+      jsonSchema: { input: memo('input'), output: memo('output') },
+    },
+  } as StandardSchemaWithJSON;
+}
+
+/** Each tool's schemas in the SDK's form, built once per process rather than once per request. */
+const sdkSchemas = new WeakMap<ToolSpec, { input: z.ZodObject; listedInput: StandardSchemaWithJSON; output: StandardSchemaWithJSON }>();
+
+function schemasOf(spec: ToolSpec) {
+  let schemas = sdkSchemas.get(spec);
+  if (schemas === undefined) {
+    const input = inputSchemaOf(spec);
+    sdkSchemas.set(spec, (schemas = { input, listedInput: forSdk(input, false), output: forSdk(spec.output, true) }));
+  }
+  return schemas;
 }
 
 export interface CallInfo {
@@ -68,10 +97,10 @@ export interface CallInfo {
 
 export function registerTools(server: McpServer, tools: readonly ToolSpec[], ctx: ApiContext, info: CallInfo): void {
   for (const spec of tools) {
-    const input = inputSchemaOf(spec);
+    const schemas = schemasOf(spec);
     server.registerTool(
       spec.name,
-      { title: spec.title, description: spec.description, inputSchema: listedOnly(input), outputSchema: spec.output, annotations: spec.annotations },
+      { title: spec.title, description: spec.description, inputSchema: schemas.listedInput, outputSchema: schemas.output, annotations: spec.annotations },
       async (args: unknown): Promise<CallToolResult> => {
         try {
           const parsed = parseArguments(spec, args ?? {});
