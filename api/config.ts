@@ -86,7 +86,15 @@ export const appConfigSchema = z.object({
       allowedOrigins: z.preprocess(
         blankAsUnset,
         z
-          .union([z.array(z.string()), z.string().transform((text) => text.split(',').map((origin) => origin.trim()).filter((origin) => origin !== ''))])
+          .union([
+            z.array(z.string()),
+            z.string().transform((text) =>
+              text
+                .split(',')
+                .map((origin) => origin.trim())
+                .filter((origin) => origin !== ''),
+            ),
+          ])
           .transform((origins) => (origins.includes('*') ? undefined : origins))
           .refine((origins) => origins === undefined || origins.every(isOrigin), 'must be `*` or origins like https://app.example.com, comma-separated')
           .optional(),

@@ -72,7 +72,11 @@ interface Door {
 
 function restDoor(server: OrcaServer, processId: string): Door {
   const post = async (path: string, body: unknown, expected: number) => {
-    const res = await fetch(`${server.baseUrl}${path}`, { method: 'POST', headers: { 'x-api-key': server.apiKey, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const res = await fetch(`${server.baseUrl}${path}`, {
+      method: 'POST',
+      headers: { 'x-api-key': server.apiKey, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
     const text = await res.text();
     if (res.status !== expected) throw new Error(`bench:mcp: POST ${path} answered ${res.status} ${text}`);
     return text === '' ? undefined : JSON.parse(text);
@@ -195,7 +199,12 @@ async function completedCount(server: OrcaServer, processId: string): Promise<nu
 export async function runMcpBenchmark(options: McpBenchOptions, env: NodeJS.ProcessEnv = process.env): Promise<McpBenchResult> {
   const log = options.log ?? (() => {});
   const backend: Backend = env.DATABASE_URL ? 'pg-redis' : 'embedded';
-  const server = await startServer({ backend, services: backend === 'pg-redis' ? servicesFromEnv(env) : undefined, partitions: options.partitions, nodeFlags: options.nodeFlags });
+  const server = await startServer({
+    backend,
+    services: backend === 'pg-redis' ? servicesFromEnv(env) : undefined,
+    partitions: options.partitions,
+    nodeFlags: options.nodeFlags,
+  });
   const stopOnSignal = () => void server.stop().finally(() => process.exit(130));
   process.once('SIGINT', stopOnSignal);
   const client = new Client({ name: 'bench-mcp', version: '1.0.0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });

@@ -17,7 +17,9 @@ describe('MCP origin policy', () => {
 
   it('allows the MCP headers on preflight, and a requested Mcp-Param-* header, but no other', () => {
     const headers = preflightHeaders('https://a.example', 'content-type, mcp-param-region, x-evil');
-    expect(headers['Access-Control-Allow-Headers'].split(', ')).toEqual(expect.arrayContaining(['Mcp-Session-Id', 'MCP-Protocol-Version', 'Last-Event-ID', 'Mcp-Method', 'Mcp-Name', 'mcp-param-region']));
+    expect(headers['Access-Control-Allow-Headers'].split(', ')).toEqual(
+      expect.arrayContaining(['Mcp-Session-Id', 'MCP-Protocol-Version', 'Last-Event-ID', 'Mcp-Method', 'Mcp-Name', 'mcp-param-region']),
+    );
     expect(headers['Access-Control-Allow-Headers']).not.toContain('x-evil');
     expect(headers['Access-Control-Expose-Headers']).toBe('Mcp-Session-Id, MCP-Protocol-Version, WWW-Authenticate');
   });

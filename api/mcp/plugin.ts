@@ -46,7 +46,10 @@ export async function registerMcp(app: FastifyInstance, ctx: ApiContext): Promis
       const origin = request.headers.origin;
       if (!originAllowed(origin, ctx.config.mcpAllowedOrigins)) {
         // MCP spec (Streamable HTTP, security): an invalid Origin is a 403; no CORS headers, so the page learns nothing.
-        return reply.code(403).type('application/json').send({ jsonrpc: '2.0', id: null, error: { code: -32000, message: `Origin '${origin}' is not allowed.` } });
+        return reply
+          .code(403)
+          .type('application/json')
+          .send({ jsonrpc: '2.0', id: null, error: { code: -32000, message: `Origin '${origin}' is not allowed.` } });
       }
       if (origin !== undefined) reply.headers(corsHeaders(origin));
     });

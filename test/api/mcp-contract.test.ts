@@ -29,7 +29,14 @@ describe('MCP contract', () => {
       try {
         const listed = await client.listTools();
         expect(
-          listed.map((t) => ({ name: t.name, title: t.title, description: t.description, inputSchema: t.inputSchema, outputSchema: t.outputSchema, annotations: t.annotations })),
+          listed.map((t) => ({
+            name: t.name,
+            title: t.title,
+            description: t.description,
+            inputSchema: t.inputSchema,
+            outputSchema: t.outputSchema,
+            annotations: t.annotations,
+          })),
         ).toEqual(contract.tools);
         for (const tool of listed) {
           expect(tool.description?.length, tool.name).toBeGreaterThan(60);

@@ -20,7 +20,11 @@ const corsHeaderNames = (headers: Headers) => [...headers.keys()].filter((name) 
 describe('CORS on /mcp only', () => {
   it('answers the preflight of /mcp with the MCP headers allowed and exposed', async () => {
     const res = await api.call('OPTIONS', '/mcp', {
-      headers: { origin: ORIGIN, 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type, mcp-protocol-version, mcp-method, mcp-name' },
+      headers: {
+        origin: ORIGIN,
+        'access-control-request-method': 'POST',
+        'access-control-request-headers': 'content-type, mcp-protocol-version, mcp-method, mcp-name',
+      },
     });
     expect(res.status).toBe(204);
     expect(res.headers.get('access-control-allow-origin')).toBe(ORIGIN);

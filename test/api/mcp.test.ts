@@ -75,7 +75,10 @@ for (const kind of ['v2', 'v1'] as ClientKind[]) {
         return activated.data.jobs[0];
       }, 'a job');
       expect(job).toMatchObject({ processInstanceKey: key, variables: { orderId: 'A-1' }, worker: 'mcp' });
-      expect((await client.call('orca.complete_job', { sessionId, jobKey: job.key, variables: { shipped: true } })).data).toEqual({ jobKey: job.key, completed: true });
+      expect((await client.call('orca.complete_job', { sessionId, jobKey: job.key, variables: { shipped: true } })).data).toEqual({
+        jobKey: job.key,
+        completed: true,
+      });
 
       const done = await eventually(async () => {
         const read = await client.call('orca.get_instance', { sessionId, processInstanceKey: key });
@@ -91,9 +94,15 @@ for (const kind of ['v2', 'v1'] as ClientKind[]) {
       const id = `mcp-${kind}-fails`;
       await client.call('orca.deploy_process', { sessionId, xml: serviceProcess(id, `${id}-work`), resourceName: 'fails.bpmn' });
       const key = (await client.call('orca.start_instance', { sessionId, bpmnProcessId: id })).data.processInstanceKey;
-      const job = await eventually(async () => (await client.call('orca.activate_jobs', { sessionId, type: `${id}-work`, maxJobsToActivate: 1 })).data.jobs[0], 'a job');
+      const job = await eventually(
+        async () => (await client.call('orca.activate_jobs', { sessionId, type: `${id}-work`, maxJobsToActivate: 1 })).data.jobs[0],
+        'a job',
+      );
       expect((await client.call('orca.fail_job', { sessionId, jobKey: job.key, retries: 0, errorMessage: 'no stock' })).data).toMatchObject({ failed: true });
-      const incident = await eventually(async () => (await client.call('orca.list_incidents', { sessionId, processInstanceKey: key, state: 'OPEN' })).data.items[0], 'an incident');
+      const incident = await eventually(
+        async () => (await client.call('orca.list_incidents', { sessionId, processInstanceKey: key, state: 'OPEN' })).data.items[0],
+        'an incident',
+      );
       expect(incident).toMatchObject({ message: expect.stringContaining('no stock'), state: 'OPEN' });
       expect((await client.call('orca.resolve_incident', { sessionId, incidentId: incident.id })).data.state).toBe('RESOLVED');
       expect((await client.call('orca.get_instance', { sessionId, processInstanceKey: key })).data.state).toBe('INCIDENT');
@@ -108,9 +117,15 @@ for (const kind of ['v2', 'v1'] as ClientKind[]) {
       expect((await client.call('orca.claim_task', { sessionId, taskId: task.id })).data.assignee).toBe(agentId);
       expect((await client.call('orca.assign_task', { sessionId, taskId: task.id, assignee: 'someone' })).data.assignee).toBe('someone');
       const before = await api.service.credits.balance(account);
-      expect((await client.call('orca.complete_task', { sessionId, taskId: task.id, variables: { approved: true } })).data).toEqual({ taskId: task.id, completed: true });
+      expect((await client.call('orca.complete_task', { sessionId, taskId: task.id, variables: { approved: true } })).data).toEqual({
+        taskId: task.id,
+        completed: true,
+      });
       expect(await api.service.credits.balance(account)).toBe(before - 1);
-      await eventually(async () => ((await client.call('orca.get_instance', { sessionId, processInstanceKey: key })).data.state === 'COMPLETED' ? true : undefined), 'COMPLETED');
+      await eventually(
+        async () => ((await client.call('orca.get_instance', { sessionId, processInstanceKey: key })).data.state === 'COMPLETED' ? true : undefined),
+        'COMPLETED',
+      );
     });
 
     it('decisions: deploy a DMN model and evaluate it', async () => {
@@ -119,7 +134,9 @@ for (const kind of ['v2', 'v1'] as ClientKind[]) {
       expect(deployed.data.decisions[0]).toMatchObject({ decisionId: 'approval', version: 1 });
       const evaluated = await client.call('orca.evaluate_decision', { sessionId, decisionId: 'approval', variables: { amount: 50 } });
       expect(evaluated.data).toMatchObject({ decisionId: 'approval', result: 'auto' });
-      expect((await client.call('orca.evaluate_decision', { sessionId, decisionId: 'approval', variables: { amount: 5000 } })).error?.code).toBe('INVALID_INPUT');
+      expect((await client.call('orca.evaluate_decision', { sessionId, decisionId: 'approval', variables: { amount: 5000 } })).error?.code).toBe(
+        'INVALID_INPUT',
+      );
     });
 
     it('mailbox: send to another agent of the account, list, ack', async () => {
@@ -161,7 +178,9 @@ for (const kind of ['v2', 'v1'] as ClientKind[]) {
       const broke = await client.call('orca.start_instance', { sessionId: mine.sessionId, bpmnProcessId: id });
       expect(broke.error?.code).toBe('CREDITS_EXHAUSTED');
       expect((await client.call('orca.list_instances', { sessionId: mine.sessionId })).data.items).toEqual([]);
-      expect((await client.call('orca.deploy_process', { sessionId: mine.sessionId, xml: '<nope/>', resourceName: 'p.bpmn' })).error?.code).toBe('INVALID_INPUT');
+      expect((await client.call('orca.deploy_process', { sessionId: mine.sessionId, xml: '<nope/>', resourceName: 'p.bpmn' })).error?.code).toBe(
+        'INVALID_INPUT',
+      );
     });
   });
 }

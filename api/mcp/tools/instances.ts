@@ -44,7 +44,9 @@ export const instanceTools = [
       const body = { bpmnProcessId: args.bpmnProcessId, variables: args.variables };
       // Fingerprinted as the REST start is: one key means one start, whichever interface sent it.
       const idempotency =
-        args.idempotencyKey === undefined ? undefined : idempotencyOf(args.idempotencyKey, 'POST', '/api/v1/process-instances', { params: undefined, query: undefined, body });
+        args.idempotencyKey === undefined
+          ? undefined
+          : idempotencyOf(args.idempotencyKey, 'POST', '/api/v1/process-instances', { params: undefined, query: undefined, body });
       return startChargedInstance(ctx, session.account, args.bpmnProcessId, args.variables ?? {}, keyedCommand(idempotency, scopedKey.start));
     },
   }),

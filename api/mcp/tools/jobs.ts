@@ -31,7 +31,13 @@ export const jobTools = [
     output: z.object({ jobs: z.array(jobSchema) }),
     annotations: { ...WRITES, idempotentHint: false },
     run: async (args, { ctx, session }) => {
-      const jobs = await ctx.engine.activateJobs(session.account, args.type, args.maxJobsToActivate, args.worker ?? 'default', args.requestTimeout || undefined);
+      const jobs = await ctx.engine.activateJobs(
+        session.account,
+        args.type,
+        args.maxJobsToActivate,
+        args.worker ?? 'default',
+        args.requestTimeout || undefined,
+      );
       return { jobs: jobs.map(jobView) };
     },
   }),
@@ -39,7 +45,7 @@ export const jobTools = [
     name: 'orca.complete_job',
     title: 'Complete a job',
     description:
-      "Completes an activated job, merging `variables` into the instance, which then moves on. NOT_FOUND when the job is gone (completed, or its instance ended). Free.",
+      'Completes an activated job, merging `variables` into the instance, which then moves on. NOT_FOUND when the job is gone (completed, or its instance ended). Free.',
     session: true,
     input: z.object({ jobKey, variables: variablesSchema.optional() }),
     output: z.object({ jobKey: z.string(), completed: z.literal(true) }),
