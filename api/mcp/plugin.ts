@@ -12,6 +12,7 @@ import { Readable } from 'node:stream';
 import { createMcpHandler, McpServer } from '@modelcontextprotocol/server';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ApiContext } from '../context.ts';
+import type { AccountLimit } from '../plugins/rate-limit.ts';
 import { toolContract } from './contract.ts';
 import { corsHeaders, originAllowed, preflightHeaders } from './cors.ts';
 import { registerTools, type CallInfo } from './tool.ts';
@@ -22,7 +23,8 @@ const INSTRUCTIONS =
   'with the token to get a sessionId, and pass that sessionId to every other tool. Deploy a model, start instances, work their jobs ' +
   'and tasks, follow them with orca.get_instance. Failures come back as results with isError and a JSON {error: {code, message}}.';
 
-export async function registerMcp(app: FastifyInstance, ctx: ApiContext): Promise<void> {
+/** `limit`: the per-account request limit REST calls take from; each tool call with a session takes from it too. */
+export async function registerMcp(app: FastifyInstance, ctx: ApiContext, limit?: AccountLimit): Promise<void> {
   const calls = new AsyncLocalStorage<CallInfo>();
   const handler = createMcpHandler(
     () => {
@@ -65,7 +67,7 @@ export async function registerMcp(app: FastifyInstance, ctx: ApiContext): Promis
       url: '/mcp',
       config: { auth: 'none' },
       handler: async (request, reply) => {
-        const response = await calls.run({ address: request.ip, log: request.log }, () => handler.fetch(webRequestOf(request)));
+        const response = await calls.run({ address: request.ip, log: request.log, limit }, () => handler.fetch(webRequestOf(request)));
         return sendResponse(reply, response);
       },
     });

@@ -9,6 +9,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import { z } from 'zod';
 import type { AgentSession } from '../agents/types.ts';
 import type { ApiContext } from '../context.ts';
+import type { AccountLimit } from '../plugins/rate-limit.ts';
 import { ApiError } from '../problem.ts';
 import { inputErrors } from '../validation.ts';
 import { errorResult, toolErrorOf } from './errors.ts';
@@ -93,6 +94,8 @@ function schemasOf(spec: ToolSpec) {
 export interface CallInfo {
   address: string;
   log: FastifyBaseLogger;
+  /** The per-account request limit (absent when off): a tool call counts as a REST request does. */
+  limit?: AccountLimit;
 }
 
 export function registerTools(server: McpServer, tools: readonly ToolSpec[], ctx: ApiContext, info: CallInfo): void {
@@ -105,6 +108,7 @@ export function registerTools(server: McpServer, tools: readonly ToolSpec[], ctx
         try {
           const parsed = parseArguments(spec, args ?? {});
           const session = spec.session ? await ctx.agents.session(parsed.sessionId as string) : (undefined as unknown as AgentSession);
+          if (spec.session) await info.limit?.(session.account, info.log);
           const output = await spec.run(parsed, { ctx, address: info.address, session });
           return { content: [{ type: 'text', text: JSON.stringify(output) }], structuredContent: output as Record<string, unknown> };
         } catch (error) {

@@ -56,6 +56,18 @@ for (const kind of ['v2', 'v1'] as ClientKind[]) {
       expect((await client.call('orca.connect', { token: rotated.data.token })).data.agentId).toBe(agentId);
     });
 
+    it('two rotations racing from two sessions: exactly one wins, and only its token opens a session', async () => {
+      const { token } = await agentSession(client);
+      const a = (await client.call('orca.connect', { token })).data.sessionId;
+      const b = (await client.call('orca.connect', { token })).data.sessionId;
+      const [first, second] = await Promise.all([client.call('orca.rotate_token', { sessionId: a }), client.call('orca.rotate_token', { sessionId: b })]);
+      const won = [first, second].filter((r) => !r.isError);
+      expect(won).toHaveLength(1);
+      expect([first, second].find((r) => r.isError)?.error?.code).toMatch(/^(SESSION_ENDED|UNAVAILABLE|CONFLICT)$/);
+      expect((await client.call('orca.connect', { token })).error?.code).toBe('UNAUTHENTICATED');
+      expect((await client.call('orca.connect', { token: won[0].data.token })).isError).toBe(false);
+    });
+
     it('deploy → start → activate → complete: the instance is COMPLETED, and the start cost 1 credit as over REST', async () => {
       const { account, sessionId } = await agentSession(client);
       const id = `mcp-${kind}-order`;
