@@ -196,3 +196,19 @@ for (const kind of ['v2', 'v1'] as ClientKind[]) {
     });
   });
 }
+
+describe('MCP sessions belong to Orca, not to the transport', () => {
+  it('a session opened before a restart works after it, from a new client', async () => {
+    const before = await connectMcp('v2', api.baseUrl);
+    const { sessionId } = await agentSession(before);
+    await before.close();
+    await api.restart();
+    const after = await connectMcp('v1', api.baseUrl);
+    try {
+      const listed = await after.call('orca.list_instances', { sessionId });
+      expect(listed.isError).toBe(false);
+    } finally {
+      await after.close();
+    }
+  });
+});
