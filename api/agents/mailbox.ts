@@ -4,7 +4,7 @@
 // both call this interface; failures are ApiError (NOT_FOUND for an unknown
 // recipient or message, INVALID_INPUT for a bad body, …). A sender's
 // Idempotency-Key is kept on the message itself, for as long as the message.
-import type { MailboxRow, Store } from '../../engine/index.ts';
+import { type MailboxRow, type Store, valueProblem } from '../../engine/index.ts';
 import { ApiError, type FieldError } from '../problem.ts';
 import { fingerprintOf, IDEMPOTENCY_FIELD, IDEMPOTENCY_HEADER } from '../services/idempotency.ts';
 import { readPage } from '../services/pages.ts';
@@ -47,6 +47,9 @@ function view(row: MailboxRow): MailboxMessage {
 /** Why `body` cannot be a message body, or undefined. */
 export function bodyProblem(body: unknown): string | undefined {
   if (body === undefined) return 'is required (any JSON value)';
+  // What Postgres cannot store (a NUL, a lone surrogate) or nesting past the variables' limit.
+  const limit = valueProblem(body);
+  if (limit !== undefined) return limit.path === '' ? limit.message : `${limit.path}: ${limit.message}`;
   const text = JSON.stringify(body);
   if (text === undefined) return 'must be a JSON value';
   const bytes = Buffer.byteLength(text, 'utf8');

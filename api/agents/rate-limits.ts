@@ -36,7 +36,7 @@ export class CallLimit {
     this.#buckets = factory(what, limits);
   }
 
-  /** Takes one call from each named bucket (`account:…`, `address:…`), or throws RATE_LIMITED having taken from none that refused. */
+  /** Takes one call from each named bucket in turn (`account:…`, `address:…`); RATE_LIMITED at the first that is empty (the ones before it keep their take). */
   async take(...subjects: (string | undefined)[]): Promise<void> {
     for (const subject of subjects) {
       if (subject === undefined) continue;

@@ -48,7 +48,7 @@ const IDEMPOTENCY_KEY_PARAMETER: Json = {
   description:
     'Extension: a key of your choosing (e.g. a UUID) that makes a retry safe. The same key with the same request answers the first result, status and body, ' +
     'for at least the command retention (24 hours by default) and changes nothing again (nor charges again); the same key with a different request is a 409 `IDEMPOTENCY_KEY_REUSED`. ' +
-    'Keys belong to the account: starts share one space, deploys another, each job (or task) has its own. 1 to 255 printable ASCII characters (400 otherwise).',
+    "Keys belong to the account: starts share one space, deploys another, each job (or task) has its own; a mailbox message's key belongs to the sending agent and lasts as long as the message. 1 to 255 printable ASCII characters (400 otherwise).",
   schema: { type: 'string', minLength: 1, maxLength: MAX_IDEMPOTENCY_KEY_LENGTH, pattern: IDEMPOTENCY_KEY_PATTERN },
   'x-orca-extension': true,
 };

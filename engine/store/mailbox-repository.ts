@@ -3,7 +3,7 @@
 // so one agent never reaches another's messages. A recipient lists its
 // unacknowledged messages first, then the acknowledged ones, each part in
 // the order they were sent; a cursor is the part and the last id.
-import { and, asc, eq, gt, isNotNull, isNull } from 'drizzle-orm';
+import { and, asc, eq, gt, isNotNull, isNull, sql } from 'drizzle-orm';
 import { decodeCursor, encodeCursor, isKey, type Page, type PageRequest, clampLimit } from './cursor.ts';
 import type { Db } from './db.ts';
 import { guarded } from './errors.ts';
@@ -58,7 +58,8 @@ export function mailboxRepository(db: Db) {
       account: message.account,
       fromAgent: message.from,
       toAgent: message.to,
-      body: message.body,
+      // As JSON text: drizzle would send a JS null as SQL NULL, not as the JSON value null.
+      body: sql`${JSON.stringify(message.body)}::jsonb`,
       idempotencyKey: message.idempotencyKey ?? null,
       fingerprint: message.fingerprint ?? null,
     };

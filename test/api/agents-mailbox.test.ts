@@ -74,6 +74,13 @@ describe('mailbox: send, list, ack', () => {
     expect((await list(bob)).json.items).toEqual([acked.json]);
   });
 
+  it('carries any JSON value as the body, null, false, 0 and the empty string included', async () => {
+    const [alice, bob] = await agentsOf(2);
+    const bodies: unknown[] = [null, false, 0, '', [], {}, [1, 'two', { three: [null] }], 'ünïcødé ✓'];
+    for (const body of bodies) expect((await send(alice, { to: bob.agentId, body })).status, JSON.stringify(body)).toBe(201);
+    expect((await list(bob)).json.items.map((m: { body: unknown }) => m.body)).toEqual(bodies);
+  });
+
   it('lists unacknowledged messages first, each part in sending order, with cursor paging across both parts', async () => {
     const [sender, reader] = await agentsOf(2);
     const ids: string[] = [];

@@ -94,6 +94,7 @@ describe.skipIf(!process.env.DATABASE_URL || !process.env.REDIS_URL)('two server
     // A second pod: the same configuration (schema, Redis prefix), its own port.
     second = await createApp(api.config);
     await second.listen();
+    await Promise.all([api.service.agents.listening, second.agents.listening]);
   });
   afterAll(async () => {
     await second?.close();

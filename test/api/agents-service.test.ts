@@ -212,3 +212,35 @@ describe('agents: flood limits on register and connect', () => {
     }
   });
 });
+
+describe('mailbox service (what the MCP tools call)', () => {
+  it('refuses what the store cannot hold or the account does not own as ApiErrors, and stores nothing', async () => {
+    const { apiKey, account } = await api.newAccount();
+    const [a, b] = [await agents().register({ apiKey, name: 'a' }), await agents().register({ apiKey, name: 'b' })];
+    const from = { agentId: a.agentId, account };
+    const mailbox = api.service.mailbox;
+    let deep: unknown = 'bottom';
+    for (let i = 0; i < 100; i++) deep = [deep];
+    const invalid: [unknown, string][] = [
+      [{ to: b.agentId, body: 'nul \u0000' }, 'body'],
+      [{ to: b.agentId, body: { ['\ud800']: 1 } }, 'body'],
+      [{ to: b.agentId, body: deep }, 'body'],
+      [{ to: b.agentId }, 'body'],
+      [{ body: 1 }, 'to'],
+    ];
+    for (const [input, field] of invalid) {
+      await expect(mailbox.send(from, input as { to: string; body: unknown })).rejects.toMatchObject({
+        code: 'INVALID_INPUT',
+        extra: { errors: [expect.objectContaining({ field })] },
+      });
+    }
+    await expect(mailbox.send(from, { to: 'agt_nope', body: 1 })).rejects.toMatchObject({ code: 'NOT_FOUND' });
+    await expect(mailbox.ack({ agentId: b.agentId, account }, '12345678901')).rejects.toMatchObject({ code: 'NOT_FOUND' });
+    await expect(mailbox.ack({ agentId: b.agentId, account }, 'not-an-id')).rejects.toMatchObject({ code: 'NOT_FOUND' });
+    await expect(mailbox.list({ agentId: b.agentId, account }, { cursor: 'garbage' })).rejects.toMatchObject({ code: 'INVALID_INPUT' });
+    expect((await mailbox.list({ agentId: b.agentId, account }, {})).items).toEqual([]);
+    const sent = await mailbox.send(from, { to: b.agentId, body: { ok: true }, idempotencyKey: 'k' });
+    expect(await mailbox.send(from, { to: b.agentId, body: { ok: true }, idempotencyKey: 'k' })).toEqual(sent);
+    expect((await mailbox.ack({ agentId: b.agentId, account }, sent.id)).ackedAt).not.toBeNull();
+  });
+});
