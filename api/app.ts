@@ -80,6 +80,7 @@ export async function createApp(config: AppConfig, options: AppOptions = {}): Pr
     const apiConfig: ApiConfig = {
       publicUrl: (config.http.publicUrl ?? `http://localhost:${port}`).replace(/\/+$/, ''),
       bodyLimit: config.http.bodyLimit,
+      mcpAllowedOrigins: config.mcp.allowedOrigins,
     };
     const embeddedDefault = !config.engine.databaseUrl && !config.mail.smtpUrl;
     const echo = options.mailEcho ?? embeddedDefault;

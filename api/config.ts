@@ -76,6 +76,31 @@ export const appConfigSchema = z.object({
       processMetrics: z.boolean().default(true),
     })
     .prefault({}),
+  /** The MCP endpoint at /mcp (docs/mcp.md). */
+  mcp: z
+    .object({
+      /**
+       * Origins a browser page may call /mcp from, comma-separated (ORCA_MCP_ALLOWED_ORIGINS). Unset, blank or `*`: any
+       * origin (safe: /mcp uses no cookies, credentials travel only in tool arguments); the `null` origin is refused either way.
+       */
+      allowedOrigins: z.preprocess(
+        blankAsUnset,
+        z
+          .union([
+            z.array(z.string()),
+            z.string().transform((text) =>
+              text
+                .split(',')
+                .map((origin) => origin.trim())
+                .filter((origin) => origin !== ''),
+            ),
+          ])
+          .transform((origins) => (origins.includes('*') ? undefined : origins))
+          .refine((origins) => origins === undefined || origins.every(isOrigin), 'must be `*` or origins like https://app.example.com, comma-separated')
+          .optional(),
+      ),
+    })
+    .prefault({}),
   engine: engineConfigSchema.prefault({}),
   /** The Kubernetes operator, `orca operator` (docs/operator.md); its port is http.port. */
   operator: z
@@ -95,6 +120,16 @@ export const appConfigSchema = z.object({
 });
 
 export type AppConfig = z.output<typeof appConfigSchema>;
+
+/** `scheme://host[:port]` exactly as a browser sends it in Origin. */
+function isOrigin(text: string): boolean {
+  try {
+    const url = new URL(text);
+    return /^https?:$/.test(url.protocol) && url.origin === text;
+  } catch {
+    return false;
+  }
+}
 
 /** The service configuration: the schema's defaults under `overrides` (merged in order). Throws naming each bad field. */
 export function appConfig(...overrides: (ConfigOverrides<AppConfig> | undefined)[]): AppConfig {

@@ -32,6 +32,8 @@ export interface ApiConfig {
   publicUrl: string;
   /** Largest request body in bytes (models, JSON). */
   bodyLimit: number;
+  /** Origins a browser may call /mcp from; undefined: any but `null` (api/mcp/cors.ts). */
+  mcpAllowedOrigins?: readonly string[];
 }
 
 export interface ApiContext {

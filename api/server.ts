@@ -14,6 +14,7 @@ import { registerTracing } from './plugins/tracing.ts';
 import { traceLogFields } from './tracing/log-fields.ts';
 import { registerGracefulShutdown, type GracefulShutdownOptions } from './plugins/graceful-shutdown.ts';
 import { registerRateLimit, type RateLimitOptions } from './plugins/rate-limit.ts';
+import { registerMcp } from './mcp/plugin.ts';
 import { routeFamilies } from './routes/index.ts';
 
 export interface ServerOptions {
@@ -46,12 +47,13 @@ export async function buildServer(ctx: ApiContext, options: ServerOptions): Prom
   if (ctx.metrics) registerMetrics(app, ctx.metrics);
   registerAuth(app, ctx);
   // After auth: the limit is per account.
-  await registerRateLimit(app, options.rateLimit);
+  const accountLimit = await registerRateLimit(app, options.rateLimit);
   registerGracefulShutdown(app, options.shutdown);
   registerJsonBody(app);
   // Models arrive as raw XML (SPEC.md: Content-Type application/xml with ?resourceName=).
   app.addContentTypeParser(['application/xml', 'text/xml'], { parseAs: 'string' }, (_request, body, done) => done(null, body));
   await app.register(multipart, { limits: { fileSize: ctx.config.bodyLimit, files: 1, fields: 10 } });
   for (const register of routeFamilies) await register(app, ctx);
+  await registerMcp(app, ctx, accountLimit);
   return app;
 }

@@ -38,6 +38,7 @@ describe('loadConfig', () => {
       ORCA_RATE_LIMIT_PER_SECOND: '5',
       ORCA_RATE_LIMIT_BURST: '10',
       ORCA_METRICS: 'off',
+      ORCA_MCP_ALLOWED_ORIGINS: 'https://app.example.com, http://localhost:5173',
       ORCA_URL: 'http://orca-api.orca:8080',
       ORCA_OPERATOR_WATCH_NAMESPACE: 'models',
       ORCA_OPERATOR_LEASE_NAMESPACE: 'orca',
@@ -51,6 +52,7 @@ describe('loadConfig', () => {
         mail: { smtpUrl: 'smtp://mail:25' },
         rateLimit: { perSecond: 5, burst: 10 },
         metrics: { enabled: false },
+        mcp: { allowedOrigins: ['https://app.example.com', 'http://localhost:5173'] },
         operator: { orcaUrl: 'http://orca-api.orca:8080', watchNamespace: 'models', leaseNamespace: 'orca', identity: 'orca-operator-7d9f', resyncSeconds: 60 },
         engine: {
           databaseUrl: 'postgres://db/orca',

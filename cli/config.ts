@@ -25,6 +25,7 @@ export const ENVIRONMENT = {
   ORCA_RATE_LIMIT_PER_SECOND: ['rateLimit', 'perSecond'],
   ORCA_RATE_LIMIT_BURST: ['rateLimit', 'burst'],
   ORCA_METRICS: ['metrics', 'enabled'],
+  ORCA_MCP_ALLOWED_ORIGINS: ['mcp', 'allowedOrigins'],
   ORCA_URL: ['operator', 'orcaUrl'],
   ORCA_OPERATOR_WATCH_NAMESPACE: ['operator', 'watchNamespace'],
   ORCA_OPERATOR_LEASE_NAMESPACE: ['operator', 'leaseNamespace'],

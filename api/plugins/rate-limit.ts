@@ -6,7 +6,7 @@
 // when there is one (shared by all API pods) and in this process otherwise.
 // The limit protects the service, it is not a dependency of it: when Redis
 // does not answer, requests pass (and the log says so).
-import type { FastifyInstance } from 'fastify';
+import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import type { Redis } from 'ioredis';
 import { z } from 'zod';
 import { ApiError } from '../problem.ts';
@@ -58,30 +58,32 @@ async function openBuckets(options: z.output<typeof rateLimitOptions>): Promise<
   return new RedisTokenBuckets(await connectBucketsRedis(options.redisUrl, options.redisTimeoutMs), options.prefix, limits);
 }
 
+/** Takes one request from the account's bucket, or throws ApiError RATE_LIMITED. */
+export type AccountLimit = (account: string, log: FastifyBaseLogger) => Promise<void>;
+
 /**
  * Adds the limit as a preHandler. Register it after the auth hook: it keys
- * on request.account, which only authenticated routes have.
+ * on request.account, which only authenticated routes have. Returns the
+ * limit itself for calls that name their account otherwise (MCP tools,
+ * whose account comes from the agent session in their arguments).
  */
-export async function registerRateLimit(app: FastifyInstance, input: RateLimitOptions | false): Promise<void> {
-  if (input === false) return;
+export async function registerRateLimit(app: FastifyInstance, input: RateLimitOptions | false): Promise<AccountLimit | undefined> {
+  if (input === false) return undefined;
   const options = rateLimitOptions.parse(input);
-  if (options.perSecond === 0) return;
+  if (options.perSecond === 0) return undefined;
   const buckets = await openBuckets(options);
   app.addHook('onClose', async () => buckets.close());
   let lastWarning = 0;
 
-  app.addHook('preHandler', async (request) => {
-    // Agents' and apps' calls count against their account as its own do.
-    const auth = request.routeOptions.config?.auth;
-    if (auth === undefined || auth === 'none' || request.account === '') return;
+  const limit: AccountLimit = async (account, log) => {
     let take;
     try {
-      take = await buckets.take(request.account);
+      take = await buckets.take(account);
     } catch (error) {
       // Once a minute is enough to tell the operator; the limit is off until Redis answers.
       if (Date.now() - lastWarning > 60_000) {
         lastWarning = Date.now();
-        request.log.warn({ err: error }, 'rate limit: Redis did not answer; requests pass unlimited');
+        log.warn({ err: error }, 'rate limit: Redis did not answer; requests pass unlimited');
       }
       return;
     }
@@ -90,5 +92,13 @@ export async function registerRateLimit(app: FastifyInstance, input: RateLimitOp
     throw new ApiError('RATE_LIMITED', `This account may make ${options.perSecond} requests per second (bursts of ${options.burst}); retry in ${seconds} s.`, {
       retryAfterSeconds: seconds,
     });
+  };
+
+  app.addHook('preHandler', async (request) => {
+    // Agents' and apps' calls count against their account as its own do.
+    const auth = request.routeOptions.config?.auth;
+    if (auth === undefined || auth === 'none' || request.account === '') return;
+    await limit(request.account, request.log);
   });
+  return limit;
 }

@@ -3,13 +3,14 @@
 // precede evaluation; a deployed decision is then evaluated with input
 // variables. Listing and reading decisions fill gaps SPEC.md leaves.
 import { z } from 'zod';
-import { type DecisionVersionSummary, ModelRejected } from '../../engine/index.ts';
+import type { DecisionVersionSummary } from '../../engine/index.ts';
 import { route } from '../openapi/route.ts';
 import { ApiError } from '../problem.ts';
 import { evaluateDeployedDecision } from '../services/decisions.ts';
 import { keyedCommand, scopedKey } from '../services/idempotency.ts';
 import { idSchema } from '../services/ids.ts';
-import { readUploadedModel, rejectedModel, uploadQuery } from '../services/model-upload.ts';
+import { deployDecisionModel } from '../services/deploy-models.ts';
+import { readUploadedModel, uploadQuery } from '../services/model-upload.ts';
 import { pageQuery, pageSchema, readPage } from '../services/pages.ts';
 import { variablesSchema } from '../services/variables.ts';
 import type { RegisterRoutes } from './index.ts';
@@ -25,6 +26,17 @@ const decisionSchema = z.object({
   resourceName: z.string(),
   checksum: z.string(),
   deployedAt: z.string(),
+});
+
+export const decisionDeploymentSchema = z.object({
+  decisions: z.array(z.object({ decisionId: z.string(), version: z.number().int(), isNew: z.boolean(), resourceName: z.string() })),
+});
+
+export const evaluationSchema = z.object({
+  decisionId: z.string(),
+  version: z.number().int(),
+  result: z.unknown(),
+  evaluated: z.array(z.object({ decisionId: z.string(), result: z.unknown(), matchedRules: z.array(z.string()) })),
 });
 
 function decisionView(d: DecisionVersionSummary) {
@@ -54,7 +66,7 @@ export const register: RegisterRoutes = async (app, ctx) => {
       },
       response: {
         status: 200,
-        schema: z.object({ decisions: z.array(z.object({ decisionId: z.string(), version: z.number().int(), isNew: z.boolean(), resourceName: z.string() })) }),
+        schema: decisionDeploymentSchema,
       },
       errors: [400, 401, 413, 415],
       credits: 0,
@@ -62,17 +74,9 @@ export const register: RegisterRoutes = async (app, ctx) => {
     },
     async ({ query, idempotency }, request) => {
       const upload = await readUploadedModel(request, query.resourceName, 'model.dmn');
-      let deployed;
-      try {
-        // Fingerprinted by the model and its name, however they were sent (multipart or raw).
-        const keyed = keyedCommand(idempotency, scopedKey.deploy, { xml: upload.xml, resourceName: upload.resourceName });
-        deployed = await ctx.engine.deployDecisions(request.account, upload.xml, upload.resourceName, keyed);
-      } catch (err) {
-        if (err instanceof ModelRejected) throw rejectedModel(err.problems, upload.field);
-        throw err;
-      }
-      if (deployed.length === 0) throw rejectedModel([], upload.field);
-      return { decisions: deployed.map((d) => ({ decisionId: d.decisionId, version: d.version, isNew: d.isNew, resourceName: upload.resourceName })) };
+      // Fingerprinted by the model and its name, however they were sent (multipart or raw).
+      const keyed = keyedCommand(idempotency, scopedKey.deploy, { xml: upload.xml, resourceName: upload.resourceName });
+      return deployDecisionModel(ctx, request.account, upload.xml, upload.resourceName, upload.field, keyed);
     },
   );
 
@@ -125,12 +129,7 @@ export const register: RegisterRoutes = async (app, ctx) => {
       body: z.object({ variables: variablesSchema.optional() }),
       response: {
         status: 200,
-        schema: z.object({
-          decisionId: z.string(),
-          version: z.number().int(),
-          result: z.unknown(),
-          evaluated: z.array(z.object({ decisionId: z.string(), result: z.unknown(), matchedRules: z.array(z.string()) })),
-        }),
+        schema: evaluationSchema,
       },
       errors: [400, 401, 404],
     },

@@ -13,7 +13,7 @@ import type { RegisterRoutes } from './index.ts';
 
 const TAGS = ['incidents'];
 
-const incidentSchema = z.object({
+export const incidentSchema = z.object({
   id: z.string(),
   processInstanceKey: z.string(),
   bpmnProcessId: z.string(),

@@ -31,7 +31,7 @@ const activateBody = z.object({
     .meta({ 'x-orca-extension': true }),
 });
 
-const jobSchema = z.object({
+export const jobSchema = z.object({
   key: z.string(),
   type: z.string(),
   retries: z.number().int(),
@@ -47,7 +47,7 @@ const jobSchema = z.object({
 
 const jobKeyParams = z.object({ jobKey: keySchema });
 
-function jobView(job: ActivatedJob): z.infer<typeof jobSchema> {
+export function jobView(job: ActivatedJob): z.infer<typeof jobSchema> {
   return { ...offerOf(job), variables: job.variables, worker: job.worker };
 }
 

@@ -2,12 +2,13 @@
 // charge, as a multipart file part `file` or raw XML with ?resourceName=;
 // and reading back what was deployed (lists, versions, the XML itself).
 import { z } from 'zod';
-import { ModelRejected, type ProcessVersionSummary } from '../../engine/index.ts';
+import type { ProcessVersionSummary } from '../../engine/index.ts';
 import { route } from '../openapi/route.ts';
 import { ApiError } from '../problem.ts';
 import { keyedCommand, scopedKey } from '../services/idempotency.ts';
 import { idSchema } from '../services/ids.ts';
-import { readUploadedModel, rejectedModel, uploadQuery } from '../services/model-upload.ts';
+import { deployProcessModel } from '../services/deploy-models.ts';
+import { readUploadedModel, uploadQuery } from '../services/model-upload.ts';
 import { pageQuery, pageSchema, readPage } from '../services/pages.ts';
 import { elementCountsSchema } from '../services/statistics.ts';
 import type { RegisterRoutes } from './index.ts';
@@ -16,14 +17,14 @@ const TAGS = ['process-definitions'];
 
 const bpmnProcessIdParams = z.object({ bpmnProcessId: idSchema });
 
-const deployment = z.object({
+export const deploymentSchema = z.object({
   bpmnProcessId: z.string(),
   version: z.number().int(),
   resourceName: z.string(),
   isNew: z.boolean().describe('False when this exact XML was deployed before: its existing version is returned.'),
 });
 
-const versionSchema = z.object({
+export const processVersionSchema = z.object({
   bpmnProcessId: z.string(),
   version: z.number().int(),
   resourceName: z.string(),
@@ -31,9 +32,9 @@ const versionSchema = z.object({
   deployedAt: z.string(),
 });
 
-const summarySchema = versionSchema.extend({ latestVersion: z.number().int() });
+export const processSummarySchema = processVersionSchema.extend({ latestVersion: z.number().int() });
 
-function versionView(v: ProcessVersionSummary) {
+export function versionView(v: ProcessVersionSummary) {
   return { bpmnProcessId: v.bpmnProcessId, version: v.version, resourceName: v.resourceName, checksum: v.checksum, deployedAt: v.deployedAt.toISOString() };
 }
 
@@ -60,27 +61,16 @@ export const register: RegisterRoutes = async (app, ctx) => {
         contentTypes: ['multipart/form-data', 'application/xml'],
         description: 'A multipart form with the file part `file`, or the raw BPMN XML (then ?resourceName= is required).',
       },
-      response: { status: 200, schema: z.object({ id: z.string(), deployments: z.array(deployment) }) },
+      response: { status: 200, schema: z.object({ id: z.string(), deployments: z.array(deploymentSchema) }) },
       errors: [400, 401, 413, 415],
       credits: 0,
       idempotent: true,
     },
     async ({ query, idempotency }, request) => {
       const upload = await readUploadedModel(request, query.resourceName, 'model.bpmn');
-      let deployed;
-      try {
-        // Fingerprinted by the model and its name, however they were sent (multipart or raw).
-        const keyed = keyedCommand(idempotency, scopedKey.deploy, { xml: upload.xml, resourceName: upload.resourceName });
-        deployed = await ctx.engine.deploy(request.account, upload.xml, upload.resourceName, keyed);
-      } catch (err) {
-        if (err instanceof ModelRejected) throw rejectedModel(err.problems, upload.field);
-        throw err;
-      }
-      if (deployed.length === 0) throw rejectedModel([], upload.field);
-      return {
-        id: deployed[0].bpmnProcessId,
-        deployments: deployed.map((d) => ({ bpmnProcessId: d.bpmnProcessId, version: d.version, resourceName: upload.resourceName, isNew: d.isNew })),
-      };
+      // Fingerprinted by the model and its name, however they were sent (multipart or raw).
+      const keyed = keyedCommand(idempotency, scopedKey.deploy, { xml: upload.xml, resourceName: upload.resourceName });
+      return deployProcessModel(ctx, request.account, upload.xml, upload.resourceName, upload.field, keyed);
     },
   );
 
@@ -93,7 +83,7 @@ export const register: RegisterRoutes = async (app, ctx) => {
       tags: TAGS,
       auth: 'apiKey',
       query: z.object(pageQuery),
-      response: { status: 200, schema: pageSchema(summarySchema) },
+      response: { status: 200, schema: pageSchema(processSummarySchema) },
       errors: [400, 401],
     },
     async ({ query }, request) => {
@@ -111,7 +101,7 @@ export const register: RegisterRoutes = async (app, ctx) => {
       tags: TAGS,
       auth: 'apiKey',
       params: bpmnProcessIdParams,
-      response: { status: 200, schema: summarySchema.extend({ id: z.string(), deployments: z.array(versionSchema) }) },
+      response: { status: 200, schema: processSummarySchema.extend({ id: z.string(), deployments: z.array(processVersionSchema) }) },
       errors: [401, 404],
     },
     async ({ params }, request) => {

@@ -7,20 +7,22 @@
 // console's reads of one instance (per-element statistics, element history)
 // are here too. Cancelling is an extension (DESIGN §6).
 import { z } from 'zod';
-import { EngineError, parseVariableFilter } from '../../engine/index.ts';
+import { parseVariableFilter } from '../../engine/index.ts';
 import { route } from '../openapi/route.ts';
 import { ApiError } from '../problem.ts';
-import { keyedCommand, keyedTimeout, scopedKey } from '../services/idempotency.ts';
-import { instanceDetail, instanceSummary } from '../services/instances.ts';
+import { keyedCommand, scopedKey } from '../services/idempotency.ts';
+import { INSTANCE_STATES, listInstancePage } from '../services/instance-list.ts';
+import { getInstanceDetail } from '../services/instances.ts';
 import { idSchema } from '../services/ids.ts';
 import { keySchema } from '../services/keys.ts';
 import { pageQuery, pageSchema, readPage } from '../services/pages.ts';
+import { startChargedInstance } from '../services/start-instance.ts';
 import { instanceStatisticsSchema } from '../services/statistics.ts';
 import { variablesSchema } from '../services/variables.ts';
 import type { RegisterRoutes } from './index.ts';
 
 const TAGS = ['process-instances'];
-const STATES = ['ACTIVE', 'COMPLETED', 'TERMINATED', 'INCIDENT'] as const;
+const STATES = INSTANCE_STATES;
 
 const keyParams = z.object({ key: keySchema });
 
@@ -29,7 +31,7 @@ const startBody = z.object({
   variables: variablesSchema.optional(),
 });
 
-const startedSchema = z.object({ processInstanceKey: z.string(), bpmnProcessId: z.string(), version: z.number().int(), state: z.string() });
+export const startedSchema = z.object({ processInstanceKey: z.string(), bpmnProcessId: z.string(), version: z.number().int(), state: z.string() });
 
 const instant = (what: string) =>
   z.iso.datetime({ offset: true, message: 'must be an RFC 3339 date-time with a time zone, e.g. 2026-01-31T09:00:00Z' }).optional().describe(what);
@@ -70,7 +72,7 @@ const historyItemSchema = z.object({
   calledProcessInstanceKey: z.string().optional().describe('Call activities: the instance they started.'),
 });
 
-const summarySchema = z.object({
+export const instanceSummarySchema = z.object({
   processInstanceKey: z.string(),
   bpmnProcessId: z.string(),
   version: z.number().int(),
@@ -82,9 +84,19 @@ const summarySchema = z.object({
   endedAt: z.string().nullable(),
 });
 
-function asDate(text: string | undefined): Date | undefined {
-  return text === undefined ? undefined : new Date(text);
-}
+export const instanceDetailSchema = instanceSummarySchema.extend({
+  activeElements: z.array(
+    z.object({
+      elementInstanceKey: z.string(),
+      elementId: z.string(),
+      flowScopeKey: z.string(),
+      jobKey: z.string().nullable(),
+      incidentKey: z.string().nullable(),
+    }),
+  ),
+  jobs: z.array(z.object({ key: z.string(), type: z.string(), elementId: z.string(), retries: z.number().int(), state: z.string() })),
+  incidents: z.array(z.record(z.string(), z.unknown())),
+});
 
 function notFound(key: string): ApiError {
   return new ApiError('NOT_FOUND', `Process instance '${key}' not found.`);
@@ -107,42 +119,8 @@ export const register: RegisterRoutes = async (app, ctx) => {
       credits: 1,
       idempotent: true,
     },
-    async ({ body, idempotency }, request) => {
-      const keyed = keyedCommand(idempotency, scopedKey.start);
-      // A keyed start answered before is answered again from its result: it paid (or was refunded) the first time.
-      const answered = keyed !== undefined && (await ctx.engine.hasCommandResult(request.account, keyed.commandKey));
-      const undo = answered ? undefined : await ctx.credits.charge(request.account, 1, 'process-instance-start', body.bpmnProcessId);
-      let replayed = false;
-      try {
-        const started = await ctx.engine.startInstance(
-          request.account,
-          body.bpmnProcessId,
-          body.variables ?? {},
-          keyed && { ...keyed, onReplay: () => (replayed = true) },
-        );
-        // Answered from a retry's twin that committed first (both were in flight): that one paid.
-        if (replayed) await undo?.();
-        if (keyed === undefined) return started;
-        // Built field by field: a result read back from the command log (jsonb) has its keys in another order.
-        return { processInstanceKey: started.processInstanceKey, bpmnProcessId: started.bpmnProcessId, version: started.version, state: started.state };
-      } catch (err) {
-        // Refused or unanswered, the client is told it did not start, so it does not pay:
-        // after a timeout the start may still run later, then free of charge.
-        await undo?.();
-        if (err instanceof EngineError && err.code === 'TIMEOUT' && keyed !== undefined) {
-          throw keyedTimeout(`The start may still run; it was not charged${undo === undefined ? '' : ' (the credit was refunded)'}.`);
-        }
-        if (err instanceof EngineError && err.code === 'TIMEOUT') {
-          throw new ApiError(
-            'UNAVAILABLE',
-            'No committed answer from the engine in time. The start may still run; it was not charged (the credit was refunded). ' +
-              'Before starting again, look for the instance (GET /api/v1/process-instances, e.g. with filter.variable on an identifier of yours).',
-            { retryAfterSeconds: 1 },
-          );
-        }
-        throw err;
-      }
-    },
+    async ({ body, idempotency }, request) =>
+      startChargedInstance(ctx, request.account, body.bpmnProcessId, body.variables ?? {}, keyedCommand(idempotency, scopedKey.start)),
   );
 
   route(
@@ -156,28 +134,23 @@ export const register: RegisterRoutes = async (app, ctx) => {
       tags: TAGS,
       auth: 'apiKey',
       query: listQuery,
-      response: { status: 200, schema: pageSchema(summarySchema) },
+      response: { status: 200, schema: pageSchema(instanceSummarySchema) },
       errors: [400, 401],
     },
-    async ({ query }, request) => {
-      const variable = query['filter.variable'] === undefined ? undefined : (parseVariableFilter(query['filter.variable']) ?? undefined);
-      const page = await readPage(() =>
-        ctx.engine.store.instances.listInstances(request.account, {
-          state: query['filter.state'],
-          bpmnProcessId: query['filter.bpmnProcessId'],
-          version: query['filter.version'],
-          variable,
-          startedAfter: asDate(query['filter.startedAfter']),
-          startedBefore: asDate(query['filter.startedBefore']),
-          endedAfter: asDate(query['filter.endedAfter']),
-          endedBefore: asDate(query['filter.endedBefore']),
-          parentKey: query['filter.parentProcessInstanceKey'],
-          limit: query.limit,
-          cursor: query.cursor,
-        }),
-      );
-      return { items: page.items.map(instanceSummary), nextCursor: page.nextCursor };
-    },
+    async ({ query }, request) =>
+      listInstancePage(ctx, request.account, {
+        state: query['filter.state'],
+        variable: query['filter.variable'],
+        bpmnProcessId: query['filter.bpmnProcessId'],
+        version: query['filter.version'],
+        startedAfter: query['filter.startedAfter'],
+        startedBefore: query['filter.startedBefore'],
+        endedAfter: query['filter.endedAfter'],
+        endedBefore: query['filter.endedBefore'],
+        parentProcessInstanceKey: query['filter.parentProcessInstanceKey'],
+        limit: query.limit,
+        cursor: query.cursor,
+      }),
   );
 
   route(
@@ -191,28 +164,11 @@ export const register: RegisterRoutes = async (app, ctx) => {
       params: keyParams,
       response: {
         status: 200,
-        schema: summarySchema.extend({
-          activeElements: z.array(
-            z.object({
-              elementInstanceKey: z.string(),
-              elementId: z.string(),
-              flowScopeKey: z.string(),
-              jobKey: z.string().nullable(),
-              incidentKey: z.string().nullable(),
-            }),
-          ),
-          jobs: z.array(z.object({ key: z.string(), type: z.string(), elementId: z.string(), retries: z.number().int(), state: z.string() })),
-          incidents: z.array(z.record(z.string(), z.unknown())),
-        }),
+        schema: instanceDetailSchema,
       },
       errors: [400, 401, 404],
     },
-    async ({ params }, request) => {
-      const instance = await ctx.engine.store.instances.getInstance(request.account, params.key);
-      if (instance === null) throw notFound(params.key);
-      const incidents = await ctx.engine.store.incidents.listIncidents(request.account, { instanceKey: params.key, limit: 1000 });
-      return instanceDetail(instance, incidents.items);
-    },
+    async ({ params }, request) => getInstanceDetail(ctx, request.account, params.key),
   );
 
   route(

@@ -16,7 +16,7 @@ const TAGS = ['tasks'];
 
 const assigneeSchema = idSchema;
 
-const taskSchema = z.object({
+export const taskSchema = z.object({
   id: z.string(),
   elementId: z.string(),
   elementInstanceKey: z.string(),

@@ -3,6 +3,8 @@
 // document and the incidents table, so a closed incident record shows as
 // RESOLVED while the instance itself stays INCIDENT, as SPEC.md requires).
 import type { IncidentRecord, InstanceRecord, InstanceSummary } from '../../engine/index.ts';
+import type { ApiContext } from '../context.ts';
+import { ApiError } from '../problem.ts';
 
 export function instanceSummary(i: InstanceSummary) {
   return {
@@ -49,4 +51,12 @@ export function instanceDetail(i: InstanceRecord, incidents: IncidentRecord[]) {
     jobs: Object.values(document.jobs).map((j) => ({ key: j.key, type: j.type, elementId: j.elementId, retries: j.retries, state: j.state })),
     incidents: incidents.map(incidentView),
   };
+}
+
+/** One instance of the account with its live elements, jobs and incidents; NOT_FOUND when the account has none under `key`. */
+export async function getInstanceDetail(ctx: ApiContext, account: string, key: string) {
+  const instance = await ctx.engine.store.instances.getInstance(account, key);
+  if (instance === null) throw new ApiError('NOT_FOUND', `Process instance '${key}' not found.`);
+  const incidents = await ctx.engine.store.incidents.listIncidents(account, { instanceKey: key, limit: 1000 });
+  return instanceDetail(instance, incidents.items);
 }

@@ -80,7 +80,7 @@ function checked(upload: UploadedModel): UploadedModel {
 }
 
 /** A model the compiler refused: 400 with each problem (elementId, message), naming the field the XML came from. */
-export function rejectedModel(problems: { elementId?: string; message: string }[], field: UploadedModel['field']): ApiError {
+export function rejectedModel(problems: { elementId?: string; message: string }[], field: string): ApiError {
   const list = problems.length > 0 ? problems : [{ message: 'the model defines nothing to deploy' }];
   return new ApiError('INVALID_INPUT', `The model is invalid: ${list.map((p) => (p.elementId ? `[${p.elementId}] ` : '') + p.message).join(' ')}`, {
     problems: list.map((p) => ({ elementId: p.elementId ?? null, message: p.message })),

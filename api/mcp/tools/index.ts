@@ -1,0 +1,21 @@
+// Every MCP tool, in the order tools/list and the contract show them.
+import type { ToolSpec } from '../tool.ts';
+import { agentTools } from './agents.ts';
+import { decisionTools } from './decisions.ts';
+import { incidentTools } from './incidents.ts';
+import { instanceTools } from './instances.ts';
+import { jobTools } from './jobs.ts';
+import { mailboxTools } from './mailbox.ts';
+import { modelTools } from './models.ts';
+import { taskTools } from './tasks.ts';
+
+export const tools: readonly ToolSpec[] = [
+  ...agentTools,
+  ...modelTools,
+  ...instanceTools,
+  ...jobTools,
+  ...incidentTools,
+  ...taskTools,
+  ...decisionTools,
+  ...mailboxTools,
+];

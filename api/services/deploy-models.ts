@@ -1,0 +1,35 @@
+// Deploying models as every interface does it (REST uploads, MCP): BPMN
+// processes and DMN decisions, free of charge; a model the compiler refuses
+// is INVALID_INPUT with each problem, naming the field the XML came from.
+import { type CommandOptions, ModelRejected } from '../../engine/index.ts';
+import type { ApiContext } from '../context.ts';
+import { rejectedModel } from './model-upload.ts';
+
+type Keyed = CommandOptions & { commandKey: string; fingerprint: string };
+
+export async function deployProcessModel(ctx: ApiContext, account: string, xml: string, resourceName: string, field: string, keyed?: Keyed) {
+  let deployed;
+  try {
+    deployed = await ctx.engine.deploy(account, xml, resourceName, keyed);
+  } catch (err) {
+    if (err instanceof ModelRejected) throw rejectedModel(err.problems, field);
+    throw err;
+  }
+  if (deployed.length === 0) throw rejectedModel([], field);
+  return {
+    id: deployed[0].bpmnProcessId,
+    deployments: deployed.map((d) => ({ bpmnProcessId: d.bpmnProcessId, version: d.version, resourceName, isNew: d.isNew })),
+  };
+}
+
+export async function deployDecisionModel(ctx: ApiContext, account: string, xml: string, resourceName: string, field: string, keyed?: Keyed) {
+  let deployed;
+  try {
+    deployed = await ctx.engine.deployDecisions(account, xml, resourceName, keyed);
+  } catch (err) {
+    if (err instanceof ModelRejected) throw rejectedModel(err.problems, field);
+    throw err;
+  }
+  if (deployed.length === 0) throw rejectedModel([], field);
+  return { decisions: deployed.map((d) => ({ decisionId: d.decisionId, version: d.version, isNew: d.isNew, resourceName })) };
+}

@@ -1,0 +1,275 @@
+// `npm run bench:mcp`: is the MCP endpoint a fair second door to the engine?
+// Starts an Orca server as a child process (real Postgres and Redis when
+// DATABASE_URL is set, else the embedded default), deploys one process per
+// interface, then in one run has `concurrency` loops start an instance,
+// activate its job and complete it, through REST (fetch) and through the MCP
+// tools (the official v2 client, 2026-07-28 revision), in alternating
+// rounds. Reports per-call p50/p99, instances per second, the server's CPU
+// per instance (from /proc, a count that load on the machine does not
+// inflate much) and the MCP ÷ REST rate; goal ≥ 0.5 (issue #18). Every
+// instance is checked COMPLETED at the end. The last line is JSON.
+//
+// Flags: --instances=N per interface and round (default 300), --rounds=N (2),
+// --concurrency=N (8), --partitions=N (4).
+import { readFileSync } from 'node:fs';
+import { pathToFileURL } from 'node:url';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { startServer, type Backend, type OrcaServer } from './bench-e2e-server.ts';
+import { messageOf, servicesFromEnv } from './bench-engine-services.ts';
+
+export interface McpBenchOptions {
+  instances: number;
+  rounds: number;
+  concurrency: number;
+  partitions: number;
+  /** Node flags for the server, e.g. ['--cpu-prof', '--cpu-prof-dir=/tmp/p'] to see where its time goes. */
+  nodeFlags?: string[];
+  log?: (line: string) => void;
+}
+
+type Call = 'start' | 'activate' | 'complete';
+const CALLS: Call[] = ['start', 'activate', 'complete'];
+
+export interface DoorFigures {
+  instances: number;
+  seconds: number;
+  perSecond: number;
+  /** Server CPU (user + system) per instance, ms; null where /proc is unreadable. */
+  serverCpuMsPerInstance: number | null;
+  calls: Record<Call, { p50: number; p99: number; count: number }>;
+}
+
+export interface McpBenchResult {
+  backend: Backend;
+  concurrency: number;
+  rest: DoorFigures;
+  mcp: DoorFigures;
+  /** MCP instances per second ÷ REST's. */
+  ratio: number;
+}
+
+const USAGE = 'usage: bench:mcp [--instances=N] [--rounds=N] [--concurrency=N] [--partitions=N]';
+
+export function parseArgs(argv: string[]): McpBenchOptions {
+  const options: McpBenchOptions = { instances: 300, rounds: 2, concurrency: 8, partitions: 4 };
+  for (const arg of argv) {
+    const match = /^--(instances|rounds|concurrency|partitions)=([0-9_,]+)$/.exec(arg);
+    if (match === null) throw new Error(`bench:mcp: unknown argument ${arg}\n${USAGE}`);
+    const value = Number(match[2].replace(/[_,]/g, ''));
+    if (!Number.isSafeInteger(value) || value < 1) throw new Error(`bench:mcp: --${match[1]} must be a positive integer`);
+    options[match[1] as 'instances' | 'rounds' | 'concurrency' | 'partitions'] = value;
+  }
+  return options;
+}
+
+/** One interface's three calls; each returns what the next needs. */
+interface Door {
+  start(): Promise<void>;
+  /** A job's key, or undefined when none was waiting. */
+  activate(): Promise<string | undefined>;
+  complete(jobKey: string): Promise<void>;
+}
+
+function restDoor(server: OrcaServer, processId: string): Door {
+  const post = async (path: string, body: unknown, expected: number) => {
+    const res = await fetch(`${server.baseUrl}${path}`, {
+      method: 'POST',
+      headers: { 'x-api-key': server.apiKey, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+    const text = await res.text();
+    if (res.status !== expected) throw new Error(`bench:mcp: POST ${path} answered ${res.status} ${text}`);
+    return text === '' ? undefined : JSON.parse(text);
+  };
+  return {
+    start: async () => void (await post('/api/v1/process-instances', { bpmnProcessId: processId, variables: { n: 1 } }, 201)),
+    activate: async () => (await post('/api/v1/jobs/activate', { type: `${processId}-work`, maxJobsToActivate: 1, worker: 'bench' }, 200)).jobs[0]?.key,
+    complete: async (jobKey) => void (await post(`/api/v1/jobs/${jobKey}/complete`, { variables: { done: true } }, 204)),
+  };
+}
+
+async function mcpDoor(client: Client, sessionId: string, processId: string): Promise<Door> {
+  const call = async (name: string, args: Record<string, unknown>) => {
+    const result = await client.callTool({ name, arguments: { sessionId, ...args } });
+    if (result.isError) throw new Error(`bench:mcp: ${name} failed: ${JSON.stringify(result.content)}`);
+    return result.structuredContent as Record<string, unknown> & { jobs?: { key: string }[] };
+  };
+  return {
+    start: async () => void (await call('orca.start_instance', { bpmnProcessId: processId, variables: { n: 1 } })),
+    activate: async () => (await call('orca.activate_jobs', { type: `${processId}-work`, maxJobsToActivate: 1, worker: 'bench' })).jobs?.[0]?.key,
+    complete: async (jobKey) => void (await call('orca.complete_job', { jobKey, variables: { done: true } })),
+  };
+}
+
+/** User + system CPU of a process in ms (Linux /proc), or null. */
+function cpuMs(pid: number): number | null {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    // utime and stime are fields 14 and 15 of stat, in clock ticks (100 per second on Linux).
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return null;
+  }
+}
+
+interface Samples {
+  instances: number;
+  seconds: number;
+  cpuMs: number | null;
+  latencies: Record<Call, number[]>;
+}
+
+async function runRound(door: Door, instances: number, concurrency: number, pid: number, into: Samples): Promise<void> {
+  let left = instances;
+  const timed = async <T>(call: Call, run: () => Promise<T>): Promise<T> => {
+    const began = performance.now();
+    const value = await run();
+    into.latencies[call].push(performance.now() - began);
+    return value;
+  };
+  const cpuBefore = cpuMs(pid);
+  const began = performance.now();
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (left > 0) {
+        left--;
+        await timed('start', () => door.start());
+        // The loop may take another loop's job: every started instance gets exactly one completion all the same.
+        let jobKey: string | undefined;
+        while ((jobKey = await timed('activate', () => door.activate())) === undefined) await new Promise((r) => setTimeout(r, 2));
+        await timed('complete', () => door.complete(jobKey!));
+      }
+    }),
+  );
+  into.seconds += (performance.now() - began) / 1000;
+  into.instances += instances;
+  const cpuAfter = cpuMs(pid);
+  into.cpuMs = into.cpuMs === null || cpuBefore === null || cpuAfter === null ? null : into.cpuMs + (cpuAfter - cpuBefore);
+}
+
+function percentile(sorted: number[], p: number): number {
+  if (sorted.length === 0) return 0;
+  return Math.round(sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] * 100) / 100;
+}
+
+function figures(samples: Samples): DoorFigures {
+  const calls = Object.fromEntries(
+    CALLS.map((call) => {
+      const sorted = [...samples.latencies[call]].sort((a, b) => a - b);
+      return [call, { p50: percentile(sorted, 50), p99: percentile(sorted, 99), count: sorted.length }];
+    }),
+  ) as DoorFigures['calls'];
+  return {
+    instances: samples.instances,
+    seconds: Math.round(samples.seconds * 100) / 100,
+    perSecond: Math.round((samples.instances / samples.seconds) * 10) / 10,
+    serverCpuMsPerInstance: samples.cpuMs === null ? null : Math.round((samples.cpuMs / samples.instances) * 100) / 100,
+    calls,
+  };
+}
+
+const newSamples = (): Samples => ({ instances: 0, seconds: 0, cpuMs: 0, latencies: { start: [], activate: [], complete: [] } });
+
+function serviceProcess(id: string): string {
+  return `<?xml version="1.0" encoding="UTF-8"?>
+<bpmn:definitions xmlns:bpmn="http://www.omg.org/spec/BPMN/20100524/MODEL" xmlns:zeebe="http://camunda.org/schema/zeebe/1.0" id="d-${id}" targetNamespace="http://orca.test">
+  <bpmn:process id="${id}" isExecutable="true">
+    <bpmn:startEvent id="start"/>
+    <bpmn:serviceTask id="work"><bpmn:extensionElements><zeebe:taskDefinition type="${id}-work"/></bpmn:extensionElements></bpmn:serviceTask>
+    <bpmn:endEvent id="end"/>
+    <bpmn:sequenceFlow id="f1" sourceRef="start" targetRef="work"/>
+    <bpmn:sequenceFlow id="f2" sourceRef="work" targetRef="end"/>
+  </bpmn:process>
+</bpmn:definitions>`;
+}
+
+async function completedCount(server: OrcaServer, processId: string): Promise<number> {
+  let count = 0;
+  let cursor: string | null = null;
+  do {
+    const query: string = `filter.bpmnProcessId=${processId}&filter.state=COMPLETED&limit=1000${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`;
+    const res = await fetch(`${server.baseUrl}/api/v1/process-instances?${query}`, { headers: { 'x-api-key': server.apiKey } });
+    const page = (await res.json()) as { items: unknown[]; nextCursor: string | null };
+    count += page.items.length;
+    cursor = page.nextCursor;
+  } while (cursor !== null);
+  return count;
+}
+
+export async function runMcpBenchmark(options: McpBenchOptions, env: NodeJS.ProcessEnv = process.env): Promise<McpBenchResult> {
+  const log = options.log ?? (() => {});
+  const backend: Backend = env.DATABASE_URL ? 'pg-redis' : 'embedded';
+  const server = await startServer({
+    backend,
+    services: backend === 'pg-redis' ? servicesFromEnv(env) : undefined,
+    partitions: options.partitions,
+    nodeFlags: options.nodeFlags,
+  });
+  const stopOnSignal = () => void server.stop().finally(() => process.exit(130));
+  process.once('SIGINT', stopOnSignal);
+  const client = new Client({ name: 'bench-mcp', version: '1.0.0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
+  try {
+    await client.connect(new StreamableHTTPClientTransport(new URL('/mcp', server.baseUrl)));
+    const tool = async (name: string, args: Record<string, unknown>) => {
+      const result = await client.callTool({ name, arguments: args });
+      if (result.isError) throw new Error(`bench:mcp: ${name} failed: ${JSON.stringify(result.content)}`);
+      return result.structuredContent as Record<string, string>;
+    };
+    const { token } = await tool('orca.register', { apiKey: server.apiKey, name: 'bench' });
+    const { sessionId } = await tool('orca.connect', { token });
+    for (const id of ['bench-rest', 'bench-mcp']) await tool('orca.deploy_process', { sessionId, xml: serviceProcess(id), resourceName: `${id}.bpmn` });
+    const doors = { rest: restDoor(server, 'bench-rest'), mcp: await mcpDoor(client, sessionId, 'bench-mcp') };
+    const samples = { rest: newSamples(), mcp: newSamples() };
+    // A short warm-up of both, unmeasured: JIT and connection pools.
+    const warm = Math.min(20, options.instances);
+    await runRound(doors.rest, warm, options.concurrency, server.pid, newSamples());
+    await runRound(doors.mcp, warm, options.concurrency, server.pid, newSamples());
+    for (let round = 1; round <= options.rounds; round++) {
+      for (const door of round % 2 === 1 ? (['rest', 'mcp'] as const) : (['mcp', 'rest'] as const)) {
+        await runRound(doors[door], options.instances, options.concurrency, server.pid, samples[door]);
+        log(`bench:mcp: round ${round} ${door}: ${samples[door].instances} instances so far`);
+      }
+    }
+    const expected = warm + options.instances * options.rounds;
+    for (const id of ['bench-rest', 'bench-mcp']) {
+      const deadline = Date.now() + 30_000;
+      let done = await completedCount(server, id);
+      while (done < expected && Date.now() < deadline) {
+        await new Promise((r) => setTimeout(r, 100));
+        done = await completedCount(server, id);
+      }
+      if (done !== expected) throw new Error(`bench:mcp: ${id} has ${done} COMPLETED instances, expected ${expected}`);
+    }
+    const rest = figures(samples.rest);
+    const mcp = figures(samples.mcp);
+    return { backend, concurrency: options.concurrency, rest, mcp, ratio: Math.round((mcp.perSecond / rest.perSecond) * 1000) / 1000 };
+  } finally {
+    process.removeListener('SIGINT', stopOnSignal);
+    await client.close().catch(() => {});
+    await server.stop();
+  }
+}
+
+export function formatMcpReport(result: McpBenchResult): string {
+  const lines = [`bench:mcp — ${result.backend}, ${result.concurrency} loops, start → activate → complete, ms per call over HTTP`];
+  lines.push(`${'door'.padEnd(5)}  ${'inst/s'.padStart(8)}  ${'cpu ms/inst'.padStart(11)}  ${CALLS.map((c) => `${c} p50/p99`.padStart(20)).join('  ')}`);
+  for (const door of ['rest', 'mcp'] as const) {
+    const f = result[door];
+    const cells = CALLS.map((c) => `${f.calls[c].p50.toFixed(2)} / ${f.calls[c].p99.toFixed(2)}`.padStart(20));
+    lines.push(`${door.padEnd(5)}  ${f.perSecond.toFixed(1).padStart(8)}  ${String(f.serverCpuMsPerInstance ?? '-').padStart(11)}  ${cells.join('  ')}`);
+  }
+  lines.push(`MCP ÷ REST rate: ${result.ratio} (goal ≥ 0.5)`);
+  lines.push(JSON.stringify({ bench: 'mcp', ...result }));
+  return lines.join('\n');
+}
+
+if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  try {
+    const options = parseArgs(process.argv.slice(2));
+    const result = await runMcpBenchmark({ ...options, log: (line) => console.error(line) });
+    console.log(formatMcpReport(result));
+  } catch (err) {
+    console.error(messageOf(err));
+    process.exitCode = 1;
+  }
+}
