@@ -263,6 +263,7 @@ describe('the OpenAPI document', () => {
     expect(keyed.sort()).toEqual([
       'POST /api/v1/jobs/{jobKey}/complete',
       'POST /api/v1/jobs/{jobKey}/fail',
+      'POST /api/v1/mailbox/messages',
       'POST /api/v1/models',
       'POST /api/v1/process-definitions',
       'POST /api/v1/process-instances',
