@@ -1,5 +1,5 @@
 // How the client puts a request on the wire. By default undici's
-// connection pools (keep-alive, one agent per client): the client is for
+// connection pools (keep-alive, one agent per client, ended by its close()): the client is for
 // servers (SPEC.md: REST routes send no CORS headers, so browsers cannot use
 // them), and a busy worker pays this on every activation and completion —
 // undici's request() costs a fraction of the CPU of a node:http request,
@@ -27,16 +27,19 @@ export interface HttpResponse {
 
 export type Sender = (request: HttpRequest) => Promise<HttpResponse>;
 
+/** A sender that owns connections: close() ends them once the requests in flight are answered. */
+export type PooledSender = Sender & { close(): Promise<void> };
+
 /**
  * Keep-alive connections, one pool per origin and client. No timeout of
  * undici's own cuts an answer short: a long poll is held by the server for
  * as long as it was asked to, and the caller's signal ends a request.
  */
-export function poolSender(options: { connections?: number } = {}): Sender {
+export function poolSender(options: { connections?: number } = {}): PooledSender {
   const agent = new Agent({ connections: options.connections ?? 256, keepAliveTimeout: 30_000, headersTimeout: 0, bodyTimeout: 0 });
   /** Origins as parsed once, by the prefix of the URL that names them. */
   const origins = new Map<string, string>();
-  return async (request) => {
+  const send: Sender = async (request) => {
     const { origin, path } = split(request.url, origins);
     const response = await agent.request({
       origin,
@@ -59,6 +62,7 @@ export function poolSender(options: { connections?: number } = {}): Sender {
       text,
     };
   };
+  return Object.assign(send, { close: () => agent.close() });
 }
 
 /** The URL's origin and path: the origin parsed once (the client's base URL), the path as the client built it (already encoded). */

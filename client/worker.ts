@@ -7,7 +7,8 @@
 // (`requestTimeout`, an extension). A job's outcome, once known, is sent
 // until the server takes it (with one Idempotency-Key for all its repeats),
 // since the job stays with this worker otherwise (SPEC.md: no lock period).
-// stop() lets the jobs in hand finish and their outcomes be sent.
+// stop() lets the jobs in hand finish and their outcomes be sent, and
+// closes the client if the worker made it (one passed in stays open).
 import { OrcaError } from './errors.ts';
 import { OrcaClient, type OrcaClientOptions } from './orca-client.ts';
 import { backoffMs, retryPolicy } from './retry.ts';
@@ -51,7 +52,7 @@ export type WorkerEvent =
   | { type: 'stopped' };
 
 export interface WorkerOptions {
-  /** A client to share; otherwise one is made from url, apiKey and token. */
+  /** A client to share (the caller closes it); otherwise one is made from url, apiKey and token, and closed by stop(). */
   client?: OrcaClient;
   url?: string;
   apiKey?: string;
@@ -87,7 +88,7 @@ export interface Worker {
   readonly name: string;
   readonly type: string;
   stats(): WorkerStats;
-  /** Stops activating, lets the jobs in hand finish and their outcomes be sent, then resolves. */
+  /** Stops activating, lets the jobs in hand finish and their outcomes be sent, closes a client the worker made, then resolves. */
   stop(): Promise<void>;
   /** Resolves when the worker has stopped. */
   readonly stopped: Promise<void>;
@@ -102,6 +103,7 @@ export function createWorker(options: WorkerOptions): Worker {
   if (typeof options?.handler !== 'function') throw new TypeError('createWorker: `handler` must be a function');
   if (!options.type) throw new TypeError('createWorker: `type` is required');
   if (!options.client && !options.url) throw new TypeError('createWorker: pass `client`, or `url` (and `apiKey`)');
+  const ownClient = options.client === undefined;
   const client = options.client ?? new OrcaClient({ url: options.url!, apiKey: options.apiKey, token: options.token });
   const maxJobsActive = Math.max(1, Math.floor(options.maxJobsActive ?? 32));
   // Below maxJobsActive even at a share of 1: a poll asks for at least one job (the server refuses 0).
@@ -237,6 +239,7 @@ export function createWorker(options: WorkerOptions): Worker {
       await loop;
       // Jobs taken by the last poll are in hand too; wait until none is left.
       while (inHand.size > 0) await Promise.allSettled([...inHand.values()]);
+      if (ownClient) await client.close();
       emit({ type: 'stopped' });
     })();
     return stopped;
