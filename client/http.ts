@@ -1,10 +1,10 @@
-// How the client puts a request on the wire. By default undici's
-// connection pools (keep-alive, one agent per client, ended by its close()): the client is for
-// servers (SPEC.md: REST routes send no CORS headers, so browsers cannot use
-// them), and a busy worker pays this on every activation and completion —
-// undici's request() costs a fraction of the CPU of a node:http request,
-// itself two to three times cheaper than fetch(). A `fetch` given in the
-// options is used instead (tests, proxies, other runtimes).
+// How the client puts a request on the wire. By default undici's connection
+// pools (keep-alive, one agent per client, ended by its close()): the client
+// is for servers (SPEC.md: REST routes send no CORS headers, so browsers
+// cannot use them), and a busy worker pays this on every activation and
+// completion — undici's request() costs a fraction of the CPU of a node:http
+// request, itself two to three times cheaper than fetch(). A `fetch` given
+// in the options is used instead (tests, proxies, other runtimes).
 import { STATUS_CODES } from 'node:http';
 import { Agent } from 'undici';
 
