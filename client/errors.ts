@@ -46,6 +46,8 @@ export class OrcaError extends Error {
     retryAfterMs?: number;
     problem?: ProblemDetails;
     cause?: unknown;
+    /** Default: by the status (no answer, 408, 429, 502, 503, 504). */
+    retryable?: boolean;
   }) {
     super(`${init.code}: ${init.detail}`, init.cause === undefined ? undefined : { cause: init.cause });
     this.status = init.status;
@@ -54,7 +56,7 @@ export class OrcaError extends Error {
     this.detail = init.detail;
     this.errors = init.errors ?? [];
     this.field = this.errors[0]?.field;
-    this.retryable = init.status === 0 || RETRYABLE_STATUSES.has(init.status);
+    this.retryable = init.retryable ?? (init.status === 0 || RETRYABLE_STATUSES.has(init.status));
     this.retryAfterMs = init.retryAfterMs;
     this.problem = init.problem ?? {};
   }
@@ -85,6 +87,17 @@ export class OrcaError extends Error {
       cause,
     });
   }
+}
+
+/** A call on a client after its close(): nothing was sent, and repeating it cannot help. */
+export function clientClosed(method: string, url: string): OrcaError {
+  return new OrcaError({
+    status: 0,
+    code: 'CLIENT_CLOSED',
+    title: 'Client closed',
+    detail: `${method} ${url}: the client was closed; nothing was sent.`,
+    retryable: false,
+  });
 }
 
 /** The JSON in `text`, or undefined when there is none. */

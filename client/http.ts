@@ -1,10 +1,10 @@
-// How the client puts a request on the wire. By default undici's
-// connection pools (keep-alive, one agent per client): the client is for
-// servers (SPEC.md: REST routes send no CORS headers, so browsers cannot use
-// them), and a busy worker pays this on every activation and completion —
-// undici's request() costs a fraction of the CPU of a node:http request,
-// itself two to three times cheaper than fetch(). A `fetch` given in the
-// options is used instead (tests, proxies, other runtimes).
+// How the client puts a request on the wire. By default undici's connection
+// pools (keep-alive, one agent per client, ended by its close()): the client
+// is for servers (SPEC.md: REST routes send no CORS headers, so browsers
+// cannot use them), and a busy worker pays this on every activation and
+// completion — undici's request() costs a fraction of the CPU of a node:http
+// request, itself two to three times cheaper than fetch(). A `fetch` given
+// in the options is used instead (tests, proxies, other runtimes).
 import { STATUS_CODES } from 'node:http';
 import { Agent } from 'undici';
 
@@ -27,6 +27,9 @@ export interface HttpResponse {
 
 export type Sender = (request: HttpRequest) => Promise<HttpResponse>;
 
+/** A sender that owns connections: close() ends them once the requests in flight are answered. */
+export type PooledSender = Sender & { close(): Promise<void> };
+
 /**
  * Keep-alive connections, one pool per origin and client. Without
  * `timeoutMs` no timeout of undici's own cuts an answer short: a long poll
@@ -34,12 +37,12 @@ export type Sender = (request: HttpRequest) => Promise<HttpResponse>;
  * signal ends a request. With it, an answer whose headers take longer, or
  * whose body pauses for longer, fails as one that never came.
  */
-export function poolSender(options: { connections?: number; timeoutMs?: number } = {}): Sender {
+export function poolSender(options: { connections?: number; timeoutMs?: number } = {}): PooledSender {
   const timeout = options.timeoutMs ?? 0;
   const agent = new Agent({ connections: options.connections ?? 256, keepAliveTimeout: 30_000, headersTimeout: timeout, bodyTimeout: timeout });
   /** Origins as parsed once, by the prefix of the URL that names them. */
   const origins = new Map<string, string>();
-  return async (request) => {
+  const send: Sender = async (request) => {
     const { origin, path } = split(request.url, origins);
     const response = await agent.request({
       origin,
@@ -62,6 +65,7 @@ export function poolSender(options: { connections?: number; timeoutMs?: number }
       text,
     };
   };
+  return Object.assign(send, { close: () => agent.close() });
 }
 
 /** The URL's origin and path: the origin parsed once (the client's base URL), the path as the client built it (already encoded). */

@@ -5,11 +5,11 @@
 // changes something carries an Idempotency-Key,
 // one per logical call (a UUID unless the caller gives one) and the same on
 // every repeat, which is what makes the transport's retries safe. Failures
-// are thrown as OrcaError.
+// are thrown as OrcaError. close() ends the client's keep-alive connections.
 import { apiKeyCredentials, tokenCredentials, type Credentials } from './auth.ts';
-import { OrcaError, parseJson } from './errors.ts';
+import { clientClosed, OrcaError, parseJson } from './errors.ts';
 import type { paths } from './generated/openapi.ts';
-import { fetchSender, poolSender, type HttpRequest } from './http.ts';
+import { fetchSender, poolSender, type HttpRequest, type PooledSender } from './http.ts';
 import { retryPolicy, type RetryOptions } from './retry.ts';
 import { createTransport, sleep, type RetryEvent, type Transport } from './transport.ts';
 import type {
@@ -120,6 +120,12 @@ export class OrcaClient {
   readonly credentials: Credentials;
   readonly #transport: Transport;
   readonly #clock: () => number;
+  /** The client's own connections (none when it sends through a `fetch` it was given). */
+  readonly #pool?: PooledSender;
+  #closed?: Promise<void>;
+  /** Calls begun and not yet settled, and what close() waits on until there are none. */
+  #calls = 0;
+  #settled?: () => void;
 
   constructor(options: OrcaClientOptions) {
     if (!options?.url) throw new TypeError('OrcaClient: `url` is required');
@@ -128,7 +134,8 @@ export class OrcaClient {
     if (options.timeoutMs !== undefined && !(Number.isFinite(options.timeoutMs) && options.timeoutMs > 0)) {
       throw new TypeError('OrcaClient: `timeoutMs` must be a positive number');
     }
-    const send = options.fetch ? fetchSender(options.fetch, { timeoutMs: options.timeoutMs }) : poolSender({ timeoutMs: options.timeoutMs });
+    this.#pool = options.fetch ? undefined : poolSender({ timeoutMs: options.timeoutMs });
+    const send = this.#pool ?? fetchSender(options.fetch!, { timeoutMs: options.timeoutMs });
     this.#clock = options.clock ?? Date.now;
     if (options.token === 'exchange') {
       if (options.apiKey === undefined) throw new TypeError("OrcaClient: token: 'exchange' needs an apiKey");
@@ -146,9 +153,26 @@ export class OrcaClient {
     });
   }
 
+  /**
+   * Ends the client's keep-alive connections once the requests in flight
+   * are answered; calls made afterwards fail with CLIENT_CLOSED, unsent.
+   * Call it when done with the client (a worker that made its own client
+   * closes it in stop()): otherwise its idle connections stay open until
+   * they time out. A client given `fetch` owns no connections to close.
+   */
+  close(): Promise<void> {
+    this.#closed ??= (async () => {
+      // Calls already begun may not have reached the pool yet (credentials, a retry's back-off).
+      while (this.#calls > 0) await new Promise<void>((resolve) => (this.#settled = resolve));
+      await this.#pool?.close();
+    })();
+    return this.#closed;
+  }
+
   /** One request: the answer's JSON (undefined for an empty answer), or an OrcaError. */
   async #call<T>(method: 'GET' | 'POST' | 'PATCH' | 'DELETE', template: Path, call: Call = {}): Promise<T> {
     let url = this.url + template.replace(/\{([^}]+)\}/g, (_, name: string) => encodeURIComponent(call.path?.[name] ?? ''));
+    if (this.#closed !== undefined) throw clientClosed(method, url);
     const query = Object.entries(call.query ?? {}).filter((entry): entry is [string, string | number | boolean] => entry[1] !== undefined);
     if (query.length > 0) url += `?${new URLSearchParams(query.map(([name, value]) => [name, String(value)]))}`;
     const request: HttpRequest = { method, url, headers: { accept: 'application/json' }, signal: call.signal };
@@ -160,9 +184,14 @@ export class OrcaClient {
       request.body = call.xml;
     }
     if (call.idempotencyKey !== undefined) request.headers['idempotency-key'] = call.idempotencyKey;
-    const response = await this.#transport(request);
-    if (response.status < 200 || response.status > 299) throw OrcaError.fromResponse(response, this.#clock());
-    return parseJson(response.text) as T;
+    this.#calls++;
+    try {
+      const response = await this.#transport(request);
+      if (response.status < 200 || response.status > 299) throw OrcaError.fromResponse(response, this.#clock());
+      return parseJson(response.text) as T;
+    } finally {
+      if (--this.#calls === 0) this.#settled?.();
+    }
   }
 
   // ---- models

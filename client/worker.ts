@@ -1,13 +1,16 @@
 // createWorker: a job worker in the manner of Camunda 8's clients. It keeps
 // up to `maxJobsActive` jobs in hand and activates more once it holds no
-// more than `activateThreshold` of that; runs the handler on each job; a
-// returned object completes the job with those variables, a thrown error
-// fails it with `retries - 1` and the message. An empty poll sleeps 1 to 5 s
-// with jitter (SPEC.md's guidance) unless the worker long-polls
-// (`requestTimeout`, an extension). A job's outcome, once known, is sent
-// until the server takes it (with one Idempotency-Key for all its repeats),
-// since the job stays with this worker otherwise (SPEC.md: no lock period).
-// stop() lets the jobs in hand finish and their outcomes be sent.
+// more than `activateThreshold` of that (once the outcomes already on their
+// way are answered, so one activation fills their places too); runs the
+// handler on each job; a returned object completes the job with those
+// variables, a thrown error fails it with `retries - 1` and the message. An
+// empty poll sleeps 1 to 5 s with jitter (SPEC.md's guidance) unless the
+// worker long-polls (`requestTimeout`, an extension). A job's outcome, once
+// known, is sent until the server takes it (with one Idempotency-Key for all
+// its repeats), since the job stays with this worker otherwise (SPEC.md: no
+// lock period). stop() lets the jobs in hand finish and their outcomes be
+// sent, and closes the client if the worker made it (one passed in stays
+// open).
 import { OrcaError } from './errors.ts';
 import { OrcaClient, type OrcaClientOptions } from './orca-client.ts';
 import { backoffMs, retryPolicy } from './retry.ts';
@@ -51,7 +54,7 @@ export type WorkerEvent =
   | { type: 'stopped' };
 
 export interface WorkerOptions {
-  /** A client to share; otherwise one is made from url, apiKey and token. */
+  /** A client to share (the caller closes it); otherwise one is made from url, apiKey and token, and closed by stop(). */
   client?: OrcaClient;
   url?: string;
   apiKey?: string;
@@ -87,7 +90,7 @@ export interface Worker {
   readonly name: string;
   readonly type: string;
   stats(): WorkerStats;
-  /** Stops activating, lets the jobs in hand finish and their outcomes be sent, then resolves. */
+  /** Stops activating, lets the jobs in hand finish and their outcomes be sent, closes a client the worker made, then resolves. */
   stop(): Promise<void>;
   /** Resolves when the worker has stopped. */
   readonly stopped: Promise<void>;
@@ -102,6 +105,7 @@ export function createWorker(options: WorkerOptions): Worker {
   if (typeof options?.handler !== 'function') throw new TypeError('createWorker: `handler` must be a function');
   if (!options.type) throw new TypeError('createWorker: `type` is required');
   if (!options.client && !options.url) throw new TypeError('createWorker: pass `client`, or `url` (and `apiKey`)');
+  const ownClient = options.client === undefined;
   const client = options.client ?? new OrcaClient({ url: options.url!, apiKey: options.apiKey, token: options.token });
   const maxJobsActive = Math.max(1, Math.floor(options.maxJobsActive ?? 32));
   // Below maxJobsActive even at a share of 1: a poll asks for at least one job (the server refuses 0).
@@ -114,6 +118,8 @@ export function createWorker(options: WorkerOptions): Worker {
   const name = options.name ?? `${options.type}-worker`.slice(0, 255);
 
   const inHand = new Map<string, Promise<void>>();
+  /** The jobs in hand whose handler is done and whose outcome is on its way to the server. */
+  const sending = new Set<string>();
   const stats: WorkerStats = { active: 0, completed: 0, failed: 0, polls: 0 };
   // Aborted by stop(): ends the poll loop's sleeps and retry back-offs early, never a request in flight.
   const stopping = new AbortController();
@@ -136,6 +142,13 @@ export function createWorker(options: WorkerOptions): Worker {
     while (!stopping.signal.aborted) {
       if (inHand.size > threshold) {
         await new Promise<void>((resolve) => (capacityFreed = resolve));
+        continue;
+      }
+      if (sending.size > 0) {
+        // The threshold is there so that handlers never wait for a poll; outcomes on their way need no new
+        // jobs, and free their places within one round trip. Polling before they are answered would split
+        // the next activation in two, and the server would get its completions in two smaller groups.
+        await Promise.allSettled([...sending].map((key) => inHand.get(key) ?? Promise.resolve()));
         continue;
       }
       const requested = maxJobsActive - inHand.size;
@@ -165,6 +178,7 @@ export function createWorker(options: WorkerOptions): Worker {
     stats.active++;
     const done = handle(job).finally(() => {
       inHand.delete(job.key);
+      sending.delete(job.key);
       stats.active--;
       const wake = capacityFreed;
       capacityFreed = undefined;
@@ -187,6 +201,7 @@ export function createWorker(options: WorkerOptions): Worker {
       const retries = Math.max(0, Math.floor(failure?.retries ?? job.retries - 1));
       if (failure?.retryBackoffMs && retries > 0) await pause(failure.retryBackoffMs);
       const message = (error instanceof Error ? error.message : String(error)).slice(0, MAX_MESSAGE);
+      sending.add(job.key);
       const sent = await sendOutcome(job, 'fail', (options) => client.failJob(job.key, { retries, errorMessage: message }, options));
       if (sent) {
         stats.failed++;
@@ -195,6 +210,7 @@ export function createWorker(options: WorkerOptions): Worker {
       return;
     }
     const variables = result ?? undefined;
+    sending.add(job.key);
     const sent = await sendOutcome(job, 'complete', (options) => client.completeJob(job.key, variables, options));
     if (sent) {
       stats.completed++;
@@ -237,6 +253,7 @@ export function createWorker(options: WorkerOptions): Worker {
       await loop;
       // Jobs taken by the last poll are in hand too; wait until none is left.
       while (inHand.size > 0) await Promise.allSettled([...inHand.values()]);
+      if (ownClient) await client.close();
       emit({ type: 'stopped' });
     })();
     return stopped;

@@ -3,7 +3,11 @@
 // Each round runs the closed model (maximum throughput) once with each kind,
 // the order alternating between rounds (loop, library, then library, loop …)
 // so that a server warming up or a neighbour's load does not favour one
-// kind. Prints both kinds' throughput per round, their means and the ratio
+// kind. Beside the throughput, each run counts the work it caused per
+// instance, which a neighbour's load does not change: activation requests,
+// and the batches the server committed (its orca_partition_batch_commands
+// histogram, read from /metrics before and after; — when metrics are off).
+// Prints both kinds' throughput per round, their means and the ratio
 // library ÷ loop, and as the LAST line
 // {"backend","compare_workers","loop_pi_per_s","library_pi_per_s","library_vs_loop","errors"}.
 // Speed is reported, never asserted.
@@ -19,6 +23,9 @@ export interface ComparisonRun {
   closed: PhaseResult;
   errors: number;
   errorsByKind: Record<string, number>;
+  /** Per instance counted over the run (warm-up included): activation requests, and batches the server committed (NaN without metrics). */
+  activationsPerInstance: number;
+  batchesPerInstance: number;
 }
 
 export interface Comparison {
@@ -53,8 +60,18 @@ export async function runWorkerComparison(options: E2eOptions, context: RunConte
   let finished = false;
   try {
     for (const { round, kind } of comparisonOrder(rounds)) {
+      const batchesBefore = await committedBatches(server.baseUrl);
       const load = await runLoad(server.baseUrl, server.apiKey, { ...options.load, workerKind: kind }, plans, context.signal);
-      runs.push({ round, kind, closed: load.phases.find((p) => p.name === 'closed')!, errors: load.errors, errorsByKind: load.errorsByKind });
+      const batches = (await committedBatches(server.baseUrl)) - batchesBefore;
+      runs.push({
+        round,
+        kind,
+        closed: load.phases.find((p) => p.name === 'closed')!,
+        errors: load.errors,
+        errorsByKind: load.errorsByKind,
+        activationsPerInstance: load.activations / load.counted,
+        batchesPerInstance: batches / load.counted,
+      });
     }
     finished = true;
   } catch (err) {
@@ -73,6 +90,20 @@ export async function runWorkerComparison(options: E2eOptions, context: RunConte
   return { options, runs, mean, ratio: mean.library / mean.loop, errors: runs.reduce((sum, r) => sum + r.errors, 0) };
 }
 
+/** Batches the server committed so far, from its /metrics; NaN when it serves none. */
+async function committedBatches(baseUrl: string): Promise<number> {
+  const response = await fetch(`${baseUrl}/metrics`).catch(() => undefined);
+  if (response === undefined || !response.ok) return Number.NaN;
+  let total = 0;
+  let found = false;
+  for (const line of (await response.text()).split('\n')) {
+    if (!line.startsWith('orca_partition_batch_commands_count')) continue;
+    total += Number(line.slice(line.lastIndexOf(' ') + 1));
+    found = true;
+  }
+  return found ? total : Number.NaN;
+}
+
 function kinds(byKind: Record<string, number>): string {
   const entries = Object.entries(byKind);
   return entries.length === 0 ? '' : ` (${entries.map(([kind, n]) => `${kind} ×${n}`).join(', ')})`;
@@ -81,13 +112,15 @@ function kinds(byKind: Record<string, number>): string {
 export function formatComparison(result: Comparison): string {
   const { options, runs, mean, ratio } = result;
   const ms = (value: number) => (Number.isNaN(value) ? '—' : `${value.toFixed(1)} ms`);
+  const per = (value: number) => (Number.isFinite(value) ? value.toFixed(3) : '—');
   return [
-    '| round | workers | instances/s | start→complete p50 | p99 | complete call p99 | load generator CPU | errors |',
-    '|---:|---|---:|---:|---:|---:|---:|---:|',
+    '| round | workers | instances/s | start→complete p50 | p99 | complete call p99 | load generator CPU | activations / instance | server batches / instance | errors |',
+    '|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|',
     ...runs.map(
       (r) =>
         `| ${r.round} | ${r.kind} | ${Math.round(r.closed.perSecond)} | ${ms(r.closed.startToComplete.p50)} | ${ms(r.closed.startToComplete.p99)} | ` +
-        `${ms(r.closed.completeCall.p99)} | ${Math.round(r.closed.clientCpuPercent)} % | ${r.errors}${kinds(r.errorsByKind)} |`,
+        `${ms(r.closed.completeCall.p99)} | ${Math.round(r.closed.clientCpuPercent)} % | ${per(r.activationsPerInstance)} | ${per(r.batchesPerInstance)} | ` +
+        `${r.errors}${kinds(r.errorsByKind)} |`,
     ),
     '',
     `Closed model, ${options.load.concurrency} starters for ${options.seconds} s per run (warm-up ${options.warmupSeconds} s), ${options.load.workers} workers × ` +

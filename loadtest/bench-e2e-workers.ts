@@ -145,6 +145,8 @@ function libraryWorkers(context: WorkerContext): RunningWorkers {
   return {
     async stop() {
       await Promise.all(workers.map((w) => w.stop()));
+      // As a user would when done: otherwise its idle connections outlive the run, into the next ones.
+      await orca.close();
     },
   };
 }

@@ -90,6 +90,10 @@ describe('bench:e2e harness against a real Orca server', () => {
       expect(run.closed.completed).toBe(run.closed.started);
       expect(run.errors).toBe(0);
       expect(run.errorsByKind).toEqual({});
+      // Every instance needs at least its start and its completion committed; a worker activates at most 32 jobs at a time.
+      expect(run.batchesPerInstance).toBeGreaterThan(0);
+      expect(run.batchesPerInstance).toBeLessThanOrEqual(2);
+      expect(run.activationsPerInstance).toBeGreaterThanOrEqual(1 / 32);
     }
     expect(result.ratio).toBeCloseTo(result.mean.library / result.mean.loop, 10);
     const last = JSON.parse(formatComparison(result).split('\n').at(-1)!) as Record<string, unknown>;

@@ -77,6 +77,7 @@ export function runWorker(argv: string[]): Promise<number> {
     } finally {
       process.off('SIGINT', onSignal);
       process.off('SIGTERM', onSignal);
+      await client.close();
     }
     const stats = worker.stats();
     log({ event: 'stopped', completed: stats.completed, failed: stats.failed });

@@ -218,6 +218,41 @@ describe('createWorker', () => {
     await stopping;
   });
 
+  it('at the threshold, waits for the outcomes already on their way before polling, then asks for all the room', async () => {
+    const { apiKey } = await api.newAccount();
+    // Completions are held before they are sent, and let through one by one: outcomes on their way.
+    const held: (() => void)[] = [];
+    const heldFetch: typeof fetch = async (input, init) => {
+      if (String(input).endsWith('/complete')) await new Promise<void>((resolve) => held.push(resolve));
+      return fetch(input, init);
+    };
+    const client = new OrcaClient({ url: api.baseUrl, apiKey, fetch: heldFetch });
+    await client.deploy({ name: 'batched.bpmn', content: serviceProcess('batched', 'batched-work') });
+    await startMany(client, 'batched', 8);
+    const events: WorkerEvent[] = [];
+    const worker = createWorker({
+      client,
+      type: 'batched-work',
+      maxJobsActive: 4,
+      activateThreshold: 0.5,
+      pollIntervalMs: FAST_POLL,
+      onEvent: (e) => events.push(e),
+      handler: () => ({}),
+    });
+    const polls = () => events.filter((e): e is Extract<WorkerEvent, { type: 'poll' }> => e.type === 'poll');
+    await eventually(async () => (held.length === 4 ? true : undefined), 'four completions on their way');
+    for (const release of held.splice(0, 2)) release();
+    // Two in hand, at the threshold of two; both are outcomes on their way, so no poll for two jobs yet.
+    await eventually(async () => (worker.stats().completed === 2 ? true : undefined), 'two completed');
+    for (const release of held.splice(0, 2)) release();
+    await eventually(async () => (held.length === 4 ? true : undefined), 'the next four on their way');
+    expect(polls().map((p) => p.requested)).toEqual([4, 4]);
+    const stopping = worker.stop();
+    for (const release of held.splice(0)) release();
+    await stopping;
+    expect(worker.stats().completed).toBe(8);
+  });
+
   it('with a threshold of 1 activates whenever there is room, never asking for no job', async () => {
     const client = await newClient();
     await client.deploy({ name: 'eager.bpmn', content: serviceProcess('eager', 'eager-work') });
