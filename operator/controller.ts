@@ -258,6 +258,9 @@ export function createController(options: ControllerOptions): Controller {
       await Promise.all(all.map((i) => i.stop()));
       await Promise.all(running);
       await events.flush();
+      // Their keep-alive connections to Orca would otherwise outlive the operator.
+      await Promise.all([...clients.values()].map((client) => client.close()));
+      clients.clear();
     },
     informers: all,
   };
