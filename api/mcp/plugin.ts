@@ -16,7 +16,7 @@ import type { ApiContext } from '../context.ts';
 import type { AccountLimit } from '../plugins/rate-limit.ts';
 import { toolContract } from './contract.ts';
 import { corsHeaders, originAllowed, preflightHeaders } from './cors.ts';
-import { registerTools, type CallInfo } from './tool.ts';
+import { registerTools, type CallInfo, type ToolSpec } from './tool.ts';
 import { tools } from './tools/index.ts';
 
 const INSTRUCTIONS =
@@ -35,7 +35,7 @@ export async function registerMcp(app: FastifyInstance, ctx: ApiContext, limit?:
       const info = requestInfo === undefined ? undefined : calls.get(requestInfo);
       // Only a body that never parsed reaches the factory as the SDK's clone of the Request: no tool can be
       // called then (the SDK answers the parse error), so that server goes without tools.
-      if (info !== undefined) registerTools(server, tools, ctx, info);
+      if (info !== undefined) registerTools(server, toolsFor(info.calledTool), ctx, info);
       return server;
     },
     // The default response mode ('auto') answers JSON: the tools send nothing before their result.
@@ -73,7 +73,7 @@ export async function registerMcp(app: FastifyInstance, ctx: ApiContext, limit?:
       handler: async (request, reply) => {
         const body = bodyOf(request);
         const webRequest = webRequestOf(request, body);
-        calls.set(webRequest, { address: request.ip, log: request.log, limit });
+        calls.set(webRequest, { address: request.ip, log: request.log, limit, calledTool: calledToolOf(body.parsed) });
         const response = await handler.fetch(webRequest, body.parsed === undefined ? undefined : { parsedBody: body.parsed });
         return sendResponse(reply, response);
       },
@@ -81,6 +81,25 @@ export async function registerMcp(app: FastifyInstance, ctx: ApiContext, limit?:
 
     scope.get('/mcp/tools.json', { config: { auth: 'none' } }, async () => toolContract());
   });
+}
+
+const toolsByName = new Map(tools.map((spec) => [spec.name, [spec]]));
+
+/**
+ * The tools a request's server needs: a tools/call needs only the tool it
+ * names, which saves registering the other 21 on the calls that matter. Any
+ * other request, or a name Orca does not have, gets every tool, so
+ * tools/list and the SDK's "tool not found" answer are what they always were.
+ */
+function toolsFor(calledTool: string | undefined): readonly ToolSpec[] {
+  return (calledTool === undefined ? undefined : toolsByName.get(calledTool)) ?? tools;
+}
+
+/** The tool a single tools/call request names, if the body is one. */
+function calledToolOf(body: unknown): string | undefined {
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) return undefined;
+  const { method, params } = body as { method?: unknown; params?: { name?: unknown } };
+  return method === 'tools/call' && typeof params?.name === 'string' ? params.name : undefined;
 }
 
 interface Body {
