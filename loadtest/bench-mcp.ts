@@ -2,26 +2,33 @@
 // Starts an Orca server as a child process (real Postgres and Redis when
 // DATABASE_URL is set, else the embedded default), deploys one process per
 // interface, then in one run has `concurrency` loops start an instance,
-// activate its job and complete it, through REST (fetch) and through the MCP
-// tools (the official v2 client, 2026-07-28 revision), in alternating
-// rounds. Reports per-call p50/p99, instances per second, the server's CPU
+// activate its job and complete it, through REST and through the MCP tools
+// (2026-07-28 revision), in alternating rounds. By default both sides are
+// lean HTTP clients on undici pools (MCP as the JSON-RPC the official v2
+// client sends, copied from one real call: bench-mcp-lean.ts), so the load
+// generator takes little of the CPU the server needs; --client=sdk drives
+// REST with fetch and MCP with the SDK's Client instead. Reports per-call p50/p99, instances per second, the server's CPU
 // per instance (from /proc, a count that load on the machine does not
 // inflate much) and the MCP ÷ REST rate; goal ≥ 0.5 (issue #18). Every
 // instance is checked COMPLETED at the end. The last line is JSON.
 //
 // Flags: --instances=N per interface and round (default 300), --rounds=N (2),
-// --concurrency=N (8), --partitions=N (4).
+// --concurrency=N (8), --partitions=N (4), --client=lean|sdk (lean).
 import { readFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { Pool } from 'undici';
 import { startServer, type Backend, type OrcaServer } from './bench-e2e-server.ts';
 import { messageOf, servicesFromEnv } from './bench-engine-services.ts';
+import { leanMcp, recordingFetch, templateFrom } from './bench-mcp-lean.ts';
 
 export interface McpBenchOptions {
   instances: number;
   rounds: number;
   concurrency: number;
   partitions: number;
+  /** 'lean': undici pools on both sides (default); 'sdk': fetch for REST, the SDK's Client for MCP. */
+  client?: 'lean' | 'sdk';
   /** Node flags for the server, e.g. ['--cpu-prof', '--cpu-prof-dir=/tmp/p'] to see where its time goes. */
   nodeFlags?: string[];
   log?: (line: string) => void;
@@ -41,6 +48,7 @@ export interface DoorFigures {
 
 export interface McpBenchResult {
   backend: Backend;
+  client: 'lean' | 'sdk';
   concurrency: number;
   rest: DoorFigures;
   mcp: DoorFigures;
@@ -48,11 +56,16 @@ export interface McpBenchResult {
   ratio: number;
 }
 
-const USAGE = 'usage: bench:mcp [--instances=N] [--rounds=N] [--concurrency=N] [--partitions=N]';
+const USAGE = 'usage: bench:mcp [--instances=N] [--rounds=N] [--concurrency=N] [--partitions=N] [--client=lean|sdk]';
 
 export function parseArgs(argv: string[]): McpBenchOptions {
   const options: McpBenchOptions = { instances: 300, rounds: 2, concurrency: 8, partitions: 4 };
   for (const arg of argv) {
+    const client = /^--client=(lean|sdk)$/.exec(arg);
+    if (client !== null) {
+      options.client = client[1] as 'lean' | 'sdk';
+      continue;
+    }
     const match = /^--(instances|rounds|concurrency|partitions)=([0-9_,]+)$/.exec(arg);
     if (match === null) throw new Error(`bench:mcp: unknown argument ${arg}\n${USAGE}`);
     const value = Number(match[2].replace(/[_,]/g, ''));
@@ -70,15 +83,35 @@ interface Door {
   complete(jobKey: string): Promise<void>;
 }
 
-function restDoor(server: OrcaServer, processId: string): Door {
-  const post = async (path: string, body: unknown, expected: number) => {
+type Post = (path: string, body: unknown) => Promise<{ status: number; text: string }>;
+
+function fetchPost(server: OrcaServer): Post {
+  return async (path, body) => {
     const res = await fetch(`${server.baseUrl}${path}`, {
       method: 'POST',
       headers: { 'x-api-key': server.apiKey, 'content-type': 'application/json' },
       body: JSON.stringify(body),
     });
-    const text = await res.text();
-    if (res.status !== expected) throw new Error(`bench:mcp: POST ${path} answered ${res.status} ${text}`);
+    return { status: res.status, text: await res.text() };
+  };
+}
+
+function poolPost(server: OrcaServer, pool: Pool): Post {
+  return async (path, body) => {
+    const res = await pool.request({
+      method: 'POST',
+      path,
+      headers: { 'x-api-key': server.apiKey, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+    return { status: res.statusCode, text: await res.body.text() };
+  };
+}
+
+function restDoor(send: Post, processId: string): Door {
+  const post = async (path: string, body: unknown, expected: number) => {
+    const { status, text } = await send(path, body);
+    if (status !== expected) throw new Error(`bench:mcp: POST ${path} answered ${status} ${text}`);
     return text === '' ? undefined : JSON.parse(text);
   };
   return {
@@ -88,12 +121,19 @@ function restDoor(server: OrcaServer, processId: string): Door {
   };
 }
 
-async function mcpDoor(client: Client, sessionId: string, processId: string): Promise<Door> {
-  const call = async (name: string, args: Record<string, unknown>) => {
-    const result = await client.callTool({ name, arguments: { sessionId, ...args } });
+type ToolCaller = (name: string, args: Record<string, unknown>) => Promise<Record<string, unknown>>;
+
+function sdkCaller(client: Client): ToolCaller {
+  return async (name, args) => {
+    const result = await client.callTool({ name, arguments: args });
     if (result.isError) throw new Error(`bench:mcp: ${name} failed: ${JSON.stringify(result.content)}`);
-    return result.structuredContent as Record<string, unknown> & { jobs?: { key: string }[] };
+    return result.structuredContent as Record<string, unknown>;
   };
+}
+
+function mcpDoor(callTool: ToolCaller, sessionId: string, processId: string): Door {
+  const call = async (name: string, args: Record<string, unknown>) =>
+    (await callTool(name, { sessionId, ...args })) as Record<string, unknown> & { jobs?: { key: string }[] };
   return {
     start: async () => void (await call('orca.start_instance', { bpmnProcessId: processId, variables: { n: 1 } })),
     activate: async () => (await call('orca.activate_jobs', { type: `${processId}-work`, maxJobsToActivate: 1, worker: 'bench' })).jobs?.[0]?.key,
@@ -207,18 +247,22 @@ export async function runMcpBenchmark(options: McpBenchOptions, env: NodeJS.Proc
   });
   const stopOnSignal = () => void server.stop().finally(() => process.exit(130));
   process.once('SIGINT', stopOnSignal);
+  const clientKind = options.client ?? 'lean';
   const client = new Client({ name: 'bench-mcp', version: '1.0.0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
+  const recording = recordingFetch();
+  const restPool = new Pool(server.baseUrl, { connections: options.concurrency, pipelining: 1 });
+  let lean: ReturnType<typeof leanMcp> | undefined;
   try {
-    await client.connect(new StreamableHTTPClientTransport(new URL('/mcp', server.baseUrl)));
-    const tool = async (name: string, args: Record<string, unknown>) => {
-      const result = await client.callTool({ name, arguments: args });
-      if (result.isError) throw new Error(`bench:mcp: ${name} failed: ${JSON.stringify(result.content)}`);
-      return result.structuredContent as Record<string, string>;
-    };
-    const { token } = await tool('orca.register', { apiKey: server.apiKey, name: 'bench' });
-    const { sessionId } = await tool('orca.connect', { token });
+    await client.connect(new StreamableHTTPClientTransport(new URL('/mcp', server.baseUrl), { fetch: recording.fetch }));
+    const tool = sdkCaller(client);
+    const { token } = (await tool('orca.register', { apiKey: server.apiKey, name: 'bench' })) as { token: string };
+    const { sessionId } = (await tool('orca.connect', { token })) as { sessionId: string };
     for (const id of ['bench-rest', 'bench-mcp']) await tool('orca.deploy_process', { sessionId, xml: serviceProcess(id), resourceName: `${id}.bpmn` });
-    const doors = { rest: restDoor(server, 'bench-rest'), mcp: await mcpDoor(client, sessionId, 'bench-mcp') };
+    if (clientKind === 'lean') lean = leanMcp(server.baseUrl, await templateFrom(client, recording, sessionId), options.concurrency);
+    const doors = {
+      rest: restDoor(lean === undefined ? fetchPost(server) : poolPost(server, restPool), 'bench-rest'),
+      mcp: mcpDoor(lean === undefined ? tool : lean.call, sessionId, 'bench-mcp'),
+    };
     const samples = { rest: newSamples(), mcp: newSamples() };
     // A short warm-up of both, unmeasured: JIT and connection pools.
     const warm = Math.min(20, options.instances);
@@ -242,16 +286,18 @@ export async function runMcpBenchmark(options: McpBenchOptions, env: NodeJS.Proc
     }
     const rest = figures(samples.rest);
     const mcp = figures(samples.mcp);
-    return { backend, concurrency: options.concurrency, rest, mcp, ratio: Math.round((mcp.perSecond / rest.perSecond) * 1000) / 1000 };
+    return { backend, client: clientKind, concurrency: options.concurrency, rest, mcp, ratio: Math.round((mcp.perSecond / rest.perSecond) * 1000) / 1000 };
   } finally {
     process.removeListener('SIGINT', stopOnSignal);
     await client.close().catch(() => {});
+    await lean?.close().catch(() => {});
+    await restPool.close().catch(() => {});
     await server.stop();
   }
 }
 
 export function formatMcpReport(result: McpBenchResult): string {
-  const lines = [`bench:mcp — ${result.backend}, ${result.concurrency} loops, start → activate → complete, ms per call over HTTP`];
+  const lines = [`bench:mcp — ${result.backend}, ${result.client} clients, ${result.concurrency} loops, start → activate → complete, ms per call over HTTP`];
   lines.push(`${'door'.padEnd(5)}  ${'inst/s'.padStart(8)}  ${'cpu ms/inst'.padStart(11)}  ${CALLS.map((c) => `${c} p50/p99`.padStart(20)).join('  ')}`);
   for (const door of ['rest', 'mcp'] as const) {
     const f = result[door];

@@ -3,19 +3,20 @@
 // builds a fresh McpServer with Orca's tools for each request and serves the
 // 2026-07-28 revision and, statelessly, the 2025 ones. Nothing lives in the
 // transport between requests: ACN sessions are Orca's (ctx.agents), so any
-// pod serves any call. The body reaches the SDK as the raw text, so
-// malformed JSON-RPC gets the SDK's JSON-RPC error, and the SDK's web
+// pod serves any call. The body is parsed once, here, and handed to the SDK
+// as `parsedBody` (it would otherwise clone the web Request and read and
+// parse it again); a body that does not parse reaches the SDK as the raw
+// text, so malformed JSON-RPC gets the SDK's JSON-RPC error. The SDK's web
 // Response goes out through fastify's reply, keeping the CORS headers this
 // plugin adds (cors.ts). GET /mcp/tools.json serves the contract.
-import { AsyncLocalStorage } from 'node:async_hooks';
 import { Readable } from 'node:stream';
-import { createMcpHandler, McpServer } from '@modelcontextprotocol/server';
+import { createMcpHandler, isJsonContentType, McpServer } from '@modelcontextprotocol/server';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ApiContext } from '../context.ts';
 import type { AccountLimit } from '../plugins/rate-limit.ts';
 import { toolContract } from './contract.ts';
 import { corsHeaders, originAllowed, preflightHeaders } from './cors.ts';
-import { registerTools, type CallInfo } from './tool.ts';
+import { registerTools, type CallInfo, type ToolSpec } from './tool.ts';
 import { tools } from './tools/index.ts';
 
 const INSTRUCTIONS =
@@ -25,13 +26,16 @@ const INSTRUCTIONS =
 
 /** `limit`: the per-account request limit REST calls take from; each tool call with a session takes from it too. */
 export async function registerMcp(app: FastifyInstance, ctx: ApiContext, limit?: AccountLimit): Promise<void> {
-  const calls = new AsyncLocalStorage<CallInfo>();
+  // The factory is handed the web Request this plugin built, so that is where a call's facts travel. An
+  // AsyncLocalStorage would do too, but on Node 20 it turns on promise hooks that tax every promise in the process.
+  const calls = new WeakMap<Request, CallInfo>();
   const handler = createMcpHandler(
-    () => {
+    ({ requestInfo }) => {
       const server = new McpServer({ name: 'orca', version: '0.1.0' }, { capabilities: { tools: {} }, instructions: INSTRUCTIONS });
-      const info = calls.getStore();
-      if (info === undefined) throw new Error('MCP server built outside a request');
-      registerTools(server, tools, ctx, info);
+      const info = requestInfo === undefined ? undefined : calls.get(requestInfo);
+      // Only a body that never parsed reaches the factory as the SDK's clone of the Request: no tool can be
+      // called then (the SDK answers the parse error), so that server goes without tools.
+      if (info !== undefined) registerTools(server, toolsFor(info.calledTool), ctx, info);
       return server;
     },
     // The default response mode ('auto') answers JSON: the tools send nothing before their result.
@@ -67,7 +71,10 @@ export async function registerMcp(app: FastifyInstance, ctx: ApiContext, limit?:
       url: '/mcp',
       config: { auth: 'none' },
       handler: async (request, reply) => {
-        const response = await calls.run({ address: request.ip, log: request.log, limit }, () => handler.fetch(webRequestOf(request)));
+        const body = bodyOf(request);
+        const webRequest = webRequestOf(request, body);
+        calls.set(webRequest, { address: request.ip, log: request.log, limit, calledTool: calledToolOf(body.parsed) });
+        const response = await handler.fetch(webRequest, body.parsed === undefined ? undefined : { parsedBody: body.parsed });
         return sendResponse(reply, response);
       },
     });
@@ -76,15 +83,52 @@ export async function registerMcp(app: FastifyInstance, ctx: ApiContext, limit?:
   });
 }
 
-function webRequestOf(request: FastifyRequest): Request {
+const toolsByName = new Map(tools.map((spec) => [spec.name, [spec]]));
+
+/**
+ * The tools a request's server needs: a tools/call needs only the tool it
+ * names, which saves registering the other 21 on the calls that matter. Any
+ * other request, or a name Orca does not have, gets every tool, so
+ * tools/list and the SDK's "tool not found" answer are what they always were.
+ */
+function toolsFor(calledTool: string | undefined): readonly ToolSpec[] {
+  return (calledTool === undefined ? undefined : toolsByName.get(calledTool)) ?? tools;
+}
+
+/** The tool a single tools/call request names, if the body is one. */
+function calledToolOf(body: unknown): string | undefined {
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) return undefined;
+  const { method, params } = body as { method?: unknown; params?: { name?: unknown } };
+  return method === 'tools/call' && typeof params?.name === 'string' ? params.name : undefined;
+}
+
+interface Body {
+  /** The JSON value of a POST's JSON body, when it parses. */
+  parsed?: unknown;
+  /** The raw text, for the SDK to read and refuse itself (bad JSON, an empty body, a wrong media type). */
+  text?: string;
+}
+
+function bodyOf(request: FastifyRequest): Body {
+  if (request.method !== 'POST' || typeof request.body !== 'string') return {};
+  const text = request.body;
+  // A wrong media type is the SDK's 415 before it reads anything: not worth parsing.
+  if (text.length === 0 || !isJsonContentType(request.headers['content-type'] ?? null)) return { text };
+  try {
+    return { parsed: JSON.parse(text) as unknown };
+  } catch {
+    return { text };
+  }
+}
+
+function webRequestOf(request: FastifyRequest, body: Body): Request {
   const headers = new Headers();
   for (const [name, value] of Object.entries(request.headers)) {
     if (value === undefined) continue;
     headers.set(name, Array.isArray(value) ? value.join(', ') : value);
   }
   const url = `http://${request.host || 'localhost'}${request.url}`;
-  const body = typeof request.body === 'string' && request.method === 'POST' ? request.body : undefined;
-  return new Request(url, { method: request.method, headers, body });
+  return new Request(url, { method: request.method, headers, body: body.text });
 }
 
 async function sendResponse(reply: FastifyReply, response: Response): Promise<FastifyReply> {

@@ -96,6 +96,8 @@ export interface CallInfo {
   log: FastifyBaseLogger;
   /** The per-account request limit (absent when off): a tool call counts as a REST request does. */
   limit?: AccountLimit;
+  /** The tool a tools/call request names (plugin.ts registers only that one then). */
+  calledTool?: string;
 }
 
 export function registerTools(server: McpServer, tools: readonly ToolSpec[], ctx: ApiContext, info: CallInfo): void {
