@@ -16,16 +16,7 @@ import { compileBpmn } from '../model/index.ts';
 import type { ModelProblem } from '../model/types.ts';
 import { createQueues, type ActivatedJob, type Queues } from '../queue/index.ts';
 import type { Variables } from '../runtime/types.ts';
-import {
-  createStore,
-  decisionsRepository,
-  definitionsRepository,
-  openDatabase,
-  StoreUnavailableError,
-  type Database,
-  type Db,
-  type Store,
-} from '../store/index.ts';
+import { createStore, openDatabase, StoreUnavailableError, type Database, type Store, type Tx } from '../store/index.ts';
 import { commandClient, freshKeys, withTimeout } from './command-client.ts';
 import type { CommandOrigin, EngineCommand, StartedInstance } from './commands.ts';
 import { EngineError } from './engine-error.ts';
@@ -243,7 +234,7 @@ function engineApi(parts: {
   }
 
   /** Runs a deploy once per key (request_keys), in the transaction that stores its result; without a key, just runs it. */
-  async function deployOnce<T>(account: string, options: CommandOptions, work: (db?: Db) => Promise<T>): Promise<T> {
+  async function deployOnce<T>(account: string, options: CommandOptions, work: (tx?: Tx) => Promise<T>): Promise<T> {
     const { commandKey } = options;
     if (commandKey === undefined) return unavailableAsEngineError(() => work());
     const fingerprint = options.fingerprint ?? '';
@@ -280,7 +271,7 @@ function engineApi(parts: {
       const compiled = compileBpmn(xml);
       if (!compiled.ok) throw new ModelRejected(compiled.problems);
       const inputs = compiled.model.processes.map((p) => ({ bpmnProcessId: p.id, resourceName, xml }));
-      const results = await deployOnce(account, options, (tx) => (tx ? definitionsRepository(tx) : store.definitions).deployProcesses(account, inputs));
+      const results = await deployOnce(account, options, (tx) => store.definitions.deployProcesses(account, inputs, tx));
       models.invalidate(account);
       // A new version (re)arms its timer start events and withdraws the previous version's,
       // on the partition that owns this process's start timers. A replayed deploy sends the
@@ -303,7 +294,7 @@ function engineApi(parts: {
       const compiled = compileDmn(xml);
       if (!compiled.ok) throw new ModelRejected(compiled.problems);
       const inputs = compiled.model.decisions.map((d) => ({ decisionId: d.id, decisionName: d.name, resourceName, xml }));
-      const results = await deployOnce(account, options, (tx) => (tx ? decisionsRepository(tx) : store.decisions).deployDecisions(account, inputs));
+      const results = await deployOnce(account, options, (tx) => store.decisions.deployDecisions(account, inputs, tx));
       models.invalidate(account);
       return results.map((r) => ({ decisionId: r.decisionId, version: r.version, isNew: r.isNew }));
     },

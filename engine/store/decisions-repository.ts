@@ -6,6 +6,7 @@
 import type { Page, PageRequest } from './cursor.ts';
 import type { Db } from './db.ts';
 import { guarded } from './errors.ts';
+import type { Tx } from './statement.ts';
 import { decisions, decisionVersions } from './schema.ts';
 import { versionedResources, type Deployed, type RemoveOutcome } from './versioned-resources.ts';
 
@@ -59,13 +60,15 @@ export function decisionsRepository(db: Db) {
       checksum: decisionVersions.checksum,
       deployedAt: decisionVersions.deployedAt,
     },
+    extra: { decisionName: decisionVersions.decisionName },
   });
 
-  /** Deploys the decisions of one DMN resource atomically; results in input order. */
-  async function deployDecisions(account: string, inputs: DeployDecisionInput[]): Promise<DeployDecisionResult[]> {
+  /** Deploys the decisions of one DMN resource atomically, inside `tx` when given; results in input order. */
+  async function deployDecisions(account: string, inputs: DeployDecisionInput[], tx?: Tx): Promise<DeployDecisionResult[]> {
     const deployed = await versioned.deploy(
       account,
       inputs.map(({ decisionId, decisionName, ...input }) => ({ id: decisionId, ...input, columns: { decisionName: decisionName ?? null } })),
+      tx,
     );
     return deployed.map(deployResult);
   }

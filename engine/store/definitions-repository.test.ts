@@ -78,6 +78,16 @@ describe('process definitions', () => {
     expect([...new Set(results.map((r) => r.version))].sort((a, b) => a - b)).toEqual([1, 2, 3, 4, 5, 6]);
   });
 
+  it("deploys as part of a caller's drizzle transaction, and is rolled back with it", async () => {
+    const inside = database.db.transaction(async (tx) => {
+      const deployed = await definitionsRepository(tx).deployProcess('acme', { bpmnProcessId: 'in-tx', resourceName: 't.bpmn', xml: bpmn('in-tx', 1) });
+      expect(deployed).toMatchObject({ version: 1, isNew: true });
+      throw new Error('the caller changed its mind');
+    });
+    await expect(inside).rejects.toThrow('the caller changed its mind');
+    expect(await definitions.latestProcess('acme', 'in-tx')).toBeNull();
+  });
+
   it('lists processes with their latest version, paged by id', async () => {
     const first = await definitions.listProcesses('acme', { limit: 2 });
     expect(first.items.map((p) => [p.bpmnProcessId, p.latestVersion])).toEqual([

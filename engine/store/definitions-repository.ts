@@ -7,6 +7,7 @@ import { and, eq, inArray, isNull } from 'drizzle-orm';
 import type { Page, PageRequest } from './cursor.ts';
 import type { Db } from './db.ts';
 import { guarded } from './errors.ts';
+import type { Tx } from './statement.ts';
 import { definitions, definitionVersions, instances, timers } from './schema.ts';
 import { versionedResources, type Deployed, type RemoveOutcome } from './versioned-resources.ts';
 
@@ -60,11 +61,12 @@ export function definitionsRepository(db: Db) {
     },
   });
 
-  /** Deploys several processes (one resource) atomically; results in input order. */
-  async function deployProcesses(account: string, inputs: DeployProcessInput[]): Promise<DeployResult[]> {
+  /** Deploys several processes (one resource) atomically, inside `tx` when given; results in input order. */
+  async function deployProcesses(account: string, inputs: DeployProcessInput[], tx?: Tx): Promise<DeployResult[]> {
     const deployed = await processes.deploy(
       account,
       inputs.map(({ bpmnProcessId, ...input }) => ({ id: bpmnProcessId, ...input })),
+      tx,
     );
     return deployed.map(deployResult);
   }

@@ -68,6 +68,7 @@ export * from './cursor.ts';
 export * from './data-dir-lock.ts';
 export * from './database.ts';
 export type { WriterConnection } from './pg-pool.ts';
+export type { Tx } from './statement.ts';
 export * from './db.ts';
 export * from './decisions-repository.ts';
 export * from './definitions-repository.ts';

@@ -32,18 +32,36 @@ describe('once', () => {
     const xml = processXml('keyed-deploy', start());
     const deploy = () =>
       repo.once('acct-a', 'deploy-1', 'fp', (tx) =>
-        definitionsRepository(tx).deployProcesses('acct-a', [{ bpmnProcessId: 'keyed-deploy', resourceName: 'a.bpmn', xml }]),
+        definitionsRepository(database.db).deployProcesses('acct-a', [{ bpmnProcessId: 'keyed-deploy', resourceName: 'a.bpmn', xml }], tx),
       );
     const outcomes = await Promise.all([deploy(), deploy(), deploy()]);
     expect(outcomes.filter((o) => !o.replayed)).toHaveLength(1);
     for (const outcome of outcomes) expect(outcome.result).toEqual([expect.objectContaining({ bpmnProcessId: 'keyed-deploy', version: 1, isNew: true })]);
   });
 
+  it('gives keyed deploys under different keys, arriving together, one version per model and no gap', async () => {
+    const xmls = [1, 2, 3].map((i) => processXml('keyed-race', start(`s${i}`)));
+    const definitions = definitionsRepository(database.db);
+    const outcomes = await Promise.all(
+      [...xmls, ...xmls].map((xml, i) =>
+        repo.once('acct-a', `race-${i}`, 'fp', (tx) =>
+          definitions.deployProcesses('acct-a', [{ bpmnProcessId: 'keyed-race', resourceName: 'r.bpmn', xml }], tx),
+        ),
+      ),
+    );
+    const deployed = outcomes.map((o) => o.result[0]);
+    expect(new Set(deployed.map((d) => `${d.checksum}:${d.version}`)).size).toBe(3);
+    expect(deployed.filter((d) => d.isNew)).toHaveLength(3);
+    expect((await definitions.listProcessVersions('acct-a', 'keyed-race')).map((v) => v.version)).toEqual([1, 2, 3]);
+  });
+
   it('keeps neither the key nor the work when the work fails', async () => {
     const failing = repo.once('acct-a', 'k-fail', 'fp', async (tx) => {
-      await definitionsRepository(tx).deployProcesses('acct-a', [
-        { bpmnProcessId: 'rolled-back', resourceName: 'r.bpmn', xml: processXml('rolled-back', start()) },
-      ]);
+      await definitionsRepository(database.db).deployProcesses(
+        'acct-a',
+        [{ bpmnProcessId: 'rolled-back', resourceName: 'r.bpmn', xml: processXml('rolled-back', start()) }],
+        tx,
+      );
       throw new Error('the work failed after writing');
     });
     await expect(failing).rejects.toThrow('the work failed after writing');

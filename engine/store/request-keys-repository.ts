@@ -7,6 +7,7 @@
 import { sql } from 'drizzle-orm';
 import { rows, type Db } from './db.ts';
 import { guarded } from './errors.ts';
+import { transaction, type Statement, type Tx } from './statement.ts';
 import { assertAccount } from './tenancy.ts';
 
 export type KeyedOutcome<T> =
@@ -15,30 +16,30 @@ export type KeyedOutcome<T> =
   /** An earlier request under the key committed first: its fingerprint and result. */
   | { replayed: true; fingerprint: string; result: T };
 
+const CLAIM: Statement = {
+  name: 'request-keys-claim',
+  text: 'insert into request_keys (account, request_key, fingerprint) values ($1, $2, $3) on conflict (account, request_key) do nothing returning 1 as claimed',
+};
+const EARLIER: Statement = { name: 'request-keys-earlier', text: 'select fingerprint, result from request_keys where account = $1 and request_key = $2' };
+const STORE_RESULT: Statement = { name: 'request-keys-result', text: 'update request_keys set result = $3::jsonb where account = $1 and request_key = $2' };
+
 export function requestKeysRepository(db: Db) {
   /**
    * Runs `work` once per (account, key): the first time in a transaction
    * that also stores its result; afterwards the stored result and
    * fingerprint come back without running it. `work` gets the transaction.
    */
-  async function once<T>(account: string, key: string, fingerprint: string, work: (tx: Db) => Promise<T>): Promise<KeyedOutcome<T>> {
+  async function once<T>(account: string, key: string, fingerprint: string, work: (tx: Tx) => Promise<T>): Promise<KeyedOutcome<T>> {
     assertAccount(account);
-    return db.transaction(async (tx): Promise<KeyedOutcome<T>> => {
+    return transaction(db, async (tx): Promise<KeyedOutcome<T>> => {
       // On a conflict with a claim not yet committed, the insert waits for it: the work never runs twice at once.
-      const claimed = await rows(
-        tx,
-        sql`insert into request_keys (account, request_key, fingerprint) values (${account}, ${key}, ${fingerprint})
-            on conflict (account, request_key) do nothing returning 1 as claimed`,
-      );
+      const claimed = await tx.run(CLAIM, [account, key, fingerprint]);
       if (claimed.length === 0) {
-        const [earlier] = await rows<{ fingerprint: string; result: T }>(
-          tx,
-          sql`select fingerprint, result from request_keys where account = ${account} and request_key = ${key}`,
-        );
+        const [earlier] = await tx.run<{ fingerprint: string; result: T }>(EARLIER, [account, key]);
         return { replayed: true, fingerprint: earlier.fingerprint, result: earlier.result };
       }
       const result = await work(tx);
-      await rows(tx, sql`update request_keys set result = ${JSON.stringify(result)}::jsonb where account = ${account} and request_key = ${key}`);
+      await tx.run(STORE_RESULT, [account, key, JSON.stringify(result)]);
       return { replayed: false, result };
     });
   }

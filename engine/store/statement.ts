@@ -1,6 +1,8 @@
-// Fixed SQL statements for the leader's hot path (commit-batch.ts,
-// commands-repository.ts), run straight on the driver: no query builder and
-// no per-call SQL rendering, one round trip each.
+// Fixed SQL statements for the hot paths (the leader's commit-batch.ts and
+// commands-repository.ts, deploys in versioned-resources.ts and
+// request-keys-repository.ts), run straight on the driver: no query builder
+// and no per-call SQL rendering, one round trip each; and the transaction
+// those deploys run in, on the driver too.
 //
 // A statement with a `name` is prepared once per node-postgres connection
 // and, after a few runs, Postgres keeps its generic plan: that saves the
@@ -18,7 +20,8 @@
 // (a drizzle transaction, a wrapped database) gets the same SQL through
 // drizzle.
 import { PGlite } from '@electric-sql/pglite';
-import { sql, type SQL } from 'drizzle-orm';
+import { is, sql, type SQL } from 'drizzle-orm';
+import { PgTransaction } from 'drizzle-orm/pg-core';
 import pg from 'pg';
 import { rows, type Db } from './db.ts';
 
@@ -61,4 +64,46 @@ function asDrizzleSql(text: string, params: readonly unknown[]): SQL {
   }
   chunks.push(sql.raw(text.slice(last)));
   return sql.join(chunks);
+}
+
+/** The statements of one transaction, run on its connection. */
+export interface Tx {
+  run<T>(statement: Statement, params: readonly unknown[]): Promise<T[]>;
+}
+
+/**
+ * Runs `work` in one transaction straight on the driver (a pool connection
+ * with its named statements, or PGlite's transaction), so neither the
+ * transaction nor its statements go through drizzle. Inside a caller's
+ * drizzle transaction it is part of that one (no savepoint: a failure
+ * aborts the caller's transaction anyway); on any other handle, a drizzle
+ * transaction.
+ */
+export async function transaction<T>(db: Db, work: (tx: Tx) => Promise<T>): Promise<T> {
+  const client = (db as { $client?: unknown }).$client;
+  if (client instanceof pg.Pool) return onPoolConnection(client, work);
+  if (client instanceof PGlite)
+    return client.transaction((t) => work({ run: async <R>(s: Statement, p: readonly unknown[]) => (await t.query<R>(s.text, p as unknown[])).rows }));
+  const through = (handle: Db): Tx => ({ run: (s, p) => runStatement(handle, s, p) });
+  return is(db, PgTransaction) ? work(through(db)) : db.transaction((tx) => work(through(tx)));
+}
+
+async function onPoolConnection<T>(pool: pg.Pool, work: (tx: Tx) => Promise<T>): Promise<T> {
+  const connection = await pool.connect();
+  let broken: Error | undefined;
+  try {
+    await connection.query('begin');
+    const result = await work({
+      run: async <R>(s: Statement, p: readonly unknown[]) =>
+        (s.name ? await connection.query({ name: s.name, text: s.text, values: p as unknown[] }) : await connection.query(s.text, p as unknown[])).rows as R[],
+    });
+    await connection.query('commit');
+    return result;
+  } catch (err) {
+    // A connection that cannot even roll back is not handed to the next caller.
+    await connection.query('rollback').catch((rollbackError: Error) => (broken = rollbackError));
+    throw err;
+  } finally {
+    connection.release(broken);
+  }
 }

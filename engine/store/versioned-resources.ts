@@ -6,11 +6,12 @@
 // deploys of one resource serialise on its head row, so concurrent deploys
 // neither skip nor duplicate a version. The repositories name the tables and
 // columns and keep their own method names; the queries are these.
-import { and, asc, eq, gt, is, sql } from 'drizzle-orm';
-import { PgTransaction, type AnyPgColumn, type PgTable } from 'drizzle-orm/pg-core';
+import { and, asc, eq, getTableName, gt } from 'drizzle-orm';
+import { type AnyPgColumn, type PgTable } from 'drizzle-orm/pg-core';
 import { checksumOf, isChecksum } from './checksum.ts';
 import { clampLimit, decodeCursor, toPage, type PageRequest } from './cursor.ts';
 import type { Db } from './db.ts';
+import { transaction, type Statement, type Tx } from './statement.ts';
 import { assertAccount } from './tenancy.ts';
 
 type TextColumn = AnyPgColumn<{ data: string; notNull: true }>;
@@ -42,6 +43,8 @@ export interface VersionedTables<Id extends string, Summary extends SummaryColum
   versions: VersionTable<Id>;
   /** Columns of the versions table that describe a version, keyed as the repository's rows are. */
   summary: Summary;
+  /** Further columns of the versions table a deploy writes, keyed as DeployInput.columns is (a decision's name). */
+  extra?: Record<string, AnyPgColumn>;
 }
 
 export interface DeployInput {
@@ -50,7 +53,7 @@ export interface DeployInput {
   xml: string;
   /** sha256 of the XML, lower-case hex; computed when absent. */
   checksum?: string;
-  /** Further columns of the version row, keyed as the table's rows are (a decision's name). */
+  /** Values of the tables' `extra` columns, by their keys (a decision's name); null when absent. */
   columns?: Record<string, unknown>;
 }
 
@@ -85,8 +88,13 @@ export function versionedResources<Id extends string, Summary extends SummaryCol
   const versions: PgTable = tables.versions;
   const latestJoin = and(eq(version.account, head.account), eq(version.id, head.id), eq(version.version, head.latestVersion));
 
-  /** Deploys several resources (one document) atomically; results in input order. */
-  async function deploy(account: string, inputs: DeployInput[]): Promise<Deployed[]> {
+  const statements = deployStatements(tables);
+
+  /**
+   * Deploys several resources (one document) atomically; results in input
+   * order. Inside `tx` when given (a keyed deploy's), else in a transaction of its own.
+   */
+  async function deploy(account: string, inputs: DeployInput[], tx?: Tx): Promise<Deployed[]> {
     assertAccount(account);
     const prepared = inputs.map((input) => {
       const checksum = input.checksum ?? checksumOf(input.xml);
@@ -96,52 +104,24 @@ export function versionedResources<Id extends string, Summary extends SummaryCol
     });
     // Lock head rows in a fixed order so two multi-resource deploys cannot deadlock.
     const order = prepared.map((_, i) => i).sort((a, b) => (prepared[a].id < prepared[b].id ? -1 : 1));
-    const deployAll = async (tx: Db) => {
+    const deployAll = async (tx: Tx) => {
       const results: Deployed[] = new Array(prepared.length);
       for (const i of order) results[i] = await deployOne(tx, account, prepared[i]);
       return results;
     };
-    // Inside a caller's transaction (a keyed deploy) a savepoint would only add two round trips: any failure aborts the caller's transaction anyway.
-    return is(db, PgTransaction) ? deployAll(db) : db.transaction(deployAll);
+    return tx ? deployAll(tx) : transaction(db, deployAll);
   }
 
-  async function deployOne(tx: Db, account: string, input: DeployInput & { checksum: string }): Promise<Deployed> {
+  async function deployOne(tx: Tx, account: string, input: DeployInput & { checksum: string }): Promise<Deployed> {
     const { id, checksum } = input;
-    // Create-or-lock the head row; from here on, deploys of this resource wait for us.
-    const [locked] = await tx
-      .insert(heads)
-      .values({ account, [idKey]: id, latestVersion: 0 })
-      .onConflictDoUpdate({ target: [head.account, head.id], set: { latestVersion: sql`${head.latestVersion}` } })
-      .returning({ latestVersion: head.latestVersion });
-    // A head at version 0 was created just now: versions are written and removed with their head row, so it has none to match.
-    if (locked.latestVersion > 0) {
-      const [existing] = await tx
-        .select({ version: version.version })
-        .from(versions)
-        .where(and(eq(version.account, account), eq(version.id, id), eq(version.checksum, checksum)));
-      if (existing) return { id, version: existing.version, checksum, isNew: false };
-    }
-    const next = locked.latestVersion + 1;
-    // The head's bump rides along with the version's insert (a data-modifying WITH runs whether or not it is referenced): one round trip.
-    const bump = tx.$with('bump').as(
-      tx
-        .update(heads)
-        .set({ latestVersion: next, updatedAt: sql`now()` })
-        .where(and(eq(head.account, account), eq(head.id, id))),
-    );
-    await tx
-      .with(bump)
-      .insert(versions)
-      .values({
-        account,
-        [idKey]: id,
-        ...input.columns,
-        version: next,
-        resourceName: input.resourceName,
-        xml: input.xml,
-        checksum,
-      });
-    return { id, version: next, checksum, isNew: true };
+    const values = [account, id, checksum, input.resourceName, input.xml, ...statements.extra.map((key) => input.columns?.[key] ?? null)];
+    // A resource deployed for the first time: its head and version 1 in one statement.
+    if ((await tx.run(statements.create, values)).length > 0) return { id, version: 1, checksum, isNew: true };
+    // It has a head (or one being created waited for). Lock it; from here on, deploys of this resource wait for us.
+    await tx.run(statements.lock, [account, id]);
+    // A statement of its own after the lock, so it sees what the deploy we may have waited for committed.
+    const [written] = await tx.run<{ version: number; is_new: boolean }>(statements.write, values);
+    return { id, version: written.version, checksum, isNew: written.is_new };
   }
 
   async function latest(account: string, id: string) {
@@ -224,4 +204,51 @@ export function versionedResources<Id extends string, Summary extends SummaryCol
   }
 
   return { deploy, latest, getVersion, listVersions, list, remove };
+}
+
+/**
+ * A deploy's statements for one kind of resource, built once. `create`
+ * inserts the head at version 1 and the version in one statement, or
+ * nothing when the head exists: ON CONFLICT DO NOTHING waits for a head
+ * another transaction is inserting, so two first deploys never both create
+ * version 1. `lock` locks an existing head; `write`, run after it, answers the
+ * version holding this checksum, or bumps the head and inserts the next
+ * version. Parameters: account, id, checksum, resource name, XML, then the
+ * extra columns.
+ */
+function deployStatements(tables: VersionedTables<string, SummaryColumns>) {
+  const q = (name: string) => `"${name}"`;
+  const heads = q(getTableName(tables.heads));
+  const versions = q(getTableName(tables.versions));
+  const id = q(tables.heads[tables.idKey].name);
+  const versionId = q(tables.versions[tables.idKey].name);
+  const extra = Object.keys(tables.extra ?? {});
+  const extraColumns = extra.map((key) => `, ${q(tables.extra![key].name)}`).join('');
+  const extraParams = extra.map((_, i) => `, $${6 + i}`).join('');
+  const insertVersion = (from: string, version: string) =>
+    `insert into ${versions} (account, ${versionId}, version, resource_name, xml, checksum${extraColumns})
+     select $1, $2, ${version}, $4, $5, $3${extraParams} from ${from} returning version`;
+  const name = getTableName(tables.versions);
+  return {
+    extra,
+    create: {
+      name: `deploy-create:${name}`,
+      text: `with created as (
+               insert into ${heads} (account, ${id}, latest_version) values ($1, $2, 1) on conflict (account, ${id}) do nothing returning 1
+             ) ${insertVersion('created', '1')}`,
+    } satisfies Statement,
+    lock: { name: `deploy-lock:${name}`, text: `select 1 from ${heads} where account = $1 and ${id} = $2 for update` } satisfies Statement,
+    write: {
+      name: `deploy-write:${name}`,
+      text: `with existing as (
+               select version from ${versions} where account = $1 and ${versionId} = $2 and checksum = $3
+             ), bumped as (
+               update ${heads} set latest_version = latest_version + 1, updated_at = now()
+               where account = $1 and ${id} = $2 and not exists (select 1 from existing) returning latest_version
+             ), inserted as (
+               ${insertVersion('bumped', 'bumped.latest_version')}
+             )
+             select version, false as is_new from existing union all select version, true as is_new from inserted`,
+    } satisfies Statement,
+  };
 }
