@@ -6,32 +6,18 @@ import type { CompletedTaskRecord, Page } from '../../engine/index.ts';
 import type { ApiContext } from '../context.ts';
 import { ApiError } from '../problem.ts';
 import { readPage } from './pages.ts';
+import { type TaskIdentity, taskIdentity } from './tasks.ts';
 
-export interface CompletedTaskView {
-  id: string;
-  elementId: string;
-  elementInstanceKey: string;
-  processInstanceKey: string;
-  bpmnProcessId: string;
-  version: number;
-  /** Who held the task when it was completed; null when nobody did. */
-  assignee: string | null;
+/** `assignee`: who held the task when it was completed; null when nobody did. */
+export interface CompletedTaskView extends TaskIdentity {
   state: 'COMPLETED';
-  createdAt: string;
   completedAt: string;
 }
 
 export function completedTaskView(task: CompletedTaskRecord): CompletedTaskView {
   return {
-    id: task.key,
-    elementId: task.elementId,
-    elementInstanceKey: task.elementInstanceKey,
-    processInstanceKey: task.instanceKey,
-    bpmnProcessId: task.bpmnProcessId,
-    version: task.processVersion,
-    assignee: task.assignee,
+    ...taskIdentity(task),
     state: 'COMPLETED',
-    createdAt: task.createdAt.toISOString(),
     completedAt: task.completedAt.toISOString(),
   };
 }

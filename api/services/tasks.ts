@@ -10,7 +10,8 @@ import { readPage } from './pages.ts';
 
 export type TaskState = 'CREATED' | 'FAILED';
 
-export interface TaskView {
+/** What every view of a human task shows, open or completed. */
+export interface TaskIdentity {
   id: string;
   elementId: string;
   elementInstanceKey: string;
@@ -18,10 +19,36 @@ export interface TaskView {
   bpmnProcessId: string;
   version: number;
   assignee: string | null;
+  createdAt: string;
+}
+
+/** The fields of TaskIdentity, read from a stored task (open or completed). */
+export function taskIdentity(task: {
+  key: string;
+  elementId: string;
+  elementInstanceKey: string;
+  instanceKey: string;
+  bpmnProcessId: string;
+  processVersion: number;
+  assignee: string | null;
+  createdAt: Date;
+}): TaskIdentity {
+  return {
+    id: task.key,
+    elementId: task.elementId,
+    elementInstanceKey: task.elementInstanceKey,
+    processInstanceKey: task.instanceKey,
+    bpmnProcessId: task.bpmnProcessId,
+    version: task.processVersion,
+    assignee: task.assignee,
+    createdAt: task.createdAt.toISOString(),
+  };
+}
+
+export interface TaskView extends TaskIdentity {
   /** CREATED: waiting for a person; FAILED: its job ran out of retries (the instance is in INCIDENT). */
   state: TaskState;
   customHeaders: Record<string, string>;
-  createdAt: string;
   /** The variables the task sees (its scope chain); on single reads only. */
   variables?: Variables;
 }
@@ -38,16 +65,9 @@ export interface TaskListFilter {
 
 export function taskView(task: TaskRecord, variables?: Variables): TaskView {
   return {
-    id: task.key,
-    elementId: task.elementId,
-    elementInstanceKey: task.elementInstanceKey,
-    processInstanceKey: task.instanceKey,
-    bpmnProcessId: task.bpmnProcessId,
-    version: task.processVersion,
-    assignee: task.assignee,
+    ...taskIdentity(task),
     state: task.jobState === 'FAILED' ? 'FAILED' : 'CREATED',
     customHeaders: { ...task.customHeaders },
-    createdAt: task.createdAt.toISOString(),
     ...(variables === undefined ? {} : { variables }),
   };
 }
