@@ -1,6 +1,7 @@
 // The HTTP client of bench:e2e's load (bench-e2e-load.ts): one per run,
 // with separate connection pools for starters and workers, and every
 // failure counted by kind instead of thrown.
+import { randomUUID } from 'node:crypto';
 import { Pool, errors as undiciErrors } from 'undici';
 import type { LoadSettings } from './bench-e2e-load.ts';
 
@@ -29,6 +30,7 @@ export class Client {
   errors = 0;
   private readonly starters: Pool;
   private readonly workers: Pool;
+  private readonly keyedCompletions: boolean;
 
   constructor(
     baseUrl: string,
@@ -40,6 +42,7 @@ export class Client {
     this.starters = new Pool(baseUrl, { ...options, connections: Math.max(settings.maxInFlight, settings.concurrency) });
     // Each worker's activation plus its completions, all at once.
     this.workers = new Pool(baseUrl, { ...options, connections: settings.workers * (settings.maxJobs + 1) + VERIFY_CONCURRENCY });
+    this.keyedCompletions = settings.loopKeys === true;
   }
 
   async call(
@@ -49,6 +52,7 @@ export class Client {
     options: { json?: unknown; xml?: string; timeoutMs?: number; signal?: AbortSignal } = {},
   ): Promise<Response | undefined> {
     const headers: Record<string, string> = { 'x-api-key': this.apiKey };
+    if (operation === 'complete' && this.keyedCompletions) headers['idempotency-key'] = randomUUID();
     let body: string | undefined;
     if (options.json !== undefined) {
       headers['content-type'] = 'application/json';

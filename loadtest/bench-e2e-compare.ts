@@ -125,7 +125,8 @@ export function formatComparison(result: Comparison): string {
     '',
     `Closed model, ${options.load.concurrency} starters for ${options.seconds} s per run (warm-up ${options.warmupSeconds} s), ${options.load.workers} workers × ` +
       `maxJobsToActivate ${options.load.maxJobs}, ${options.load.longPollMs > 0 ? `long polling ${options.load.longPollMs} ms` : 'polling'}, ` +
-      `${options.partitions} partitions, ${options.backend}; one server for all runs, the order alternating by round.`,
+      `${options.partitions} partitions, ${options.backend}; one server for all runs, the order alternating by round` +
+      `${options.load.loopKeys ? '; the loop sends an Idempotency-Key on each completion, as the library does' : ''}.`,
     `Mean instances/s: loop ${mean.loop.toFixed(1)}, library ${mean.library.toFixed(1)}; library ÷ loop = ${ratio.toFixed(3)} ` +
       `(${ratio >= 1 ? 'no cost measured' : `the library costs ${((1 - ratio) * 100).toFixed(1)} %`}).`,
     '',

@@ -38,6 +38,8 @@ export interface LoadSettings {
   maxInFlight: number;
   /** The hand-written loop (default) or the client library's createWorker (bench-e2e-workers.ts). */
   workerKind?: WorkerKind;
+  /** The hand-written loop sends an Idempotency-Key on each completion, as the library does (--loop-keys). */
+  loopKeys?: boolean;
 }
 
 export interface PhasePlan {

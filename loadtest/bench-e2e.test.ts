@@ -253,6 +253,9 @@ describe('bench:e2e flags', () => {
     expect(defaults.telemetry).toBeUndefined();
     expect(parseArgs(['--telemetry=metrics', '--rounds=5'])).toMatchObject({ telemetry: 'metrics', rounds: 5 });
     expect(parseArgs(['--telemetry=off']).telemetry).toBe('off');
+    expect(defaults.load.loopKeys).toBeUndefined();
+    expect(parseArgs(['--compare-workers', '--loop-keys']).load.loopKeys).toBe(true);
+    expect(() => parseArgs(['--loop-keys=yes'])).toThrow(/Unknown or malformed/);
     expect(parseArgs(['--telemetry=traces']).telemetry).toBe('traces');
     expect(() => parseArgs(['--telemetry=traced'])).toThrow(/Unknown or malformed/);
     expect(() => parseArgs(['--rounds=0'])).toThrow(/malformed/);

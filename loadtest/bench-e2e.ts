@@ -13,7 +13,9 @@
 // --workers=library runs the client library's createWorker instead of the
 // hand-written loop; --compare-workers runs the closed model with each in
 // turn (loop, library, library, loop … for --rounds rounds) against one
-// server and prints the throughput ratio (bench-e2e-compare.ts).
+// server and prints the throughput ratio (bench-e2e-compare.ts);
+// --loop-keys has the loop send an Idempotency-Key on each completion as the
+// library does, which separates the library's own cost from the key's.
 // --telemetry=off|on runs the server with ORCA_METRICS so; --telemetry=metrics
 // runs it --rounds times with metrics off and on alternately and prints the
 // ratio, --telemetry=traces likewise with traces off and on (exported at
@@ -81,7 +83,7 @@ export interface E2eResultLine {
 // 1000 starts in flight at most in the open model (each on its own connection), 8 partitions.
 const USAGE =
   'Usage: bench-e2e [--backend=embedded|pg-redis] [--seconds=N] [--rate=N] [--concurrency=N] [--workers=N] [--warmup=N] ' +
-  '[--max-jobs=N] [--long-poll-ms=N] [--max-in-flight=N] [--partitions=N] [--cpu-prof=DIR] [--workers=loop|library] [--compare-workers] [--telemetry=off|on|metrics|traces] [--rounds=N]';
+  '[--max-jobs=N] [--long-poll-ms=N] [--max-in-flight=N] [--partitions=N] [--cpu-prof=DIR] [--workers=loop|library] [--compare-workers] [--loop-keys] [--telemetry=off|on|metrics|traces] [--rounds=N]';
 
 export function parseArgs(argv: string[]): E2eOptions {
   let backend: Backend = 'embedded';
@@ -106,6 +108,7 @@ export function parseArgs(argv: string[]): E2eOptions {
     else if (flag === '--workers' && whole(value, 1_000)) load.workers = value;
     else if ((flag === '--workers' || flag === '--worker-kind') && (text === 'loop' || text === 'library')) load.workerKind = text;
     else if (flag === '--compare-workers' && text === undefined) compare = true;
+    else if (flag === '--loop-keys' && text === undefined) load.loopKeys = true;
     else if (flag === '--rounds' && whole(value, 100)) rounds = value;
     else if (flag === '--max-jobs' && whole(value, 1_000)) load.maxJobs = value;
     else if (flag === '--long-poll-ms' && Number.isInteger(value) && value >= 0 && value <= 60_000) load.longPollMs = value;
