@@ -21,6 +21,7 @@ import { Pool } from 'undici';
 import { startServer, type Backend, type OrcaServer } from './bench-e2e-server.ts';
 import { messageOf, servicesFromEnv } from './bench-engine-services.ts';
 import { leanMcp, recordingFetch, templateFrom } from './bench-mcp-lean.ts';
+import { oneTaskModel } from './one-task-model.ts';
 
 export interface McpBenchOptions {
   instances: number;
@@ -210,19 +211,6 @@ function figures(samples: Samples): DoorFigures {
 
 const newSamples = (): Samples => ({ instances: 0, seconds: 0, cpuMs: 0, latencies: { start: [], activate: [], complete: [] } });
 
-function serviceProcess(id: string): string {
-  return `<?xml version="1.0" encoding="UTF-8"?>
-<bpmn:definitions xmlns:bpmn="http://www.omg.org/spec/BPMN/20100524/MODEL" xmlns:zeebe="http://camunda.org/schema/zeebe/1.0" id="d-${id}" targetNamespace="http://orca.test">
-  <bpmn:process id="${id}" isExecutable="true">
-    <bpmn:startEvent id="start"/>
-    <bpmn:serviceTask id="work"><bpmn:extensionElements><zeebe:taskDefinition type="${id}-work"/></bpmn:extensionElements></bpmn:serviceTask>
-    <bpmn:endEvent id="end"/>
-    <bpmn:sequenceFlow id="f1" sourceRef="start" targetRef="work"/>
-    <bpmn:sequenceFlow id="f2" sourceRef="work" targetRef="end"/>
-  </bpmn:process>
-</bpmn:definitions>`;
-}
-
 async function completedCount(server: OrcaServer, processId: string): Promise<number> {
   let count = 0;
   let cursor: string | null = null;
@@ -257,7 +245,8 @@ export async function runMcpBenchmark(options: McpBenchOptions, env: NodeJS.Proc
     const tool = sdkCaller(client);
     const { token } = (await tool('orca.register', { apiKey: server.apiKey, name: 'bench' })) as { token: string };
     const { sessionId } = (await tool('orca.connect', { token })) as { sessionId: string };
-    for (const id of ['bench-rest', 'bench-mcp']) await tool('orca.deploy_process', { sessionId, xml: serviceProcess(id), resourceName: `${id}.bpmn` });
+    for (const id of ['bench-rest', 'bench-mcp'])
+      await tool('orca.deploy_process', { sessionId, xml: oneTaskModel(id, `${id}-work`), resourceName: `${id}.bpmn` });
     if (clientKind === 'lean') lean = leanMcp(server.baseUrl, await templateFrom(client, recording, sessionId), options.concurrency);
     const doors = {
       rest: restDoor(lean === undefined ? fetchPost(server) : poolPost(server, restPool), 'bench-rest'),

@@ -26,6 +26,7 @@ import { startFakeApiServer, type FakeApiServer, type LoggedRequest } from '../o
 import { startServer, type Backend, type OrcaServer } from './bench-e2e-server.ts';
 import { servicesFromEnv } from './bench-engine-services.ts';
 import { measureBurst } from './burst-cost.ts';
+import { oneTaskModel } from './one-task-model.ts';
 
 export interface OperatorBenchOptions {
   resources: number;
@@ -64,20 +65,6 @@ async function deployCalls(baseUrl: string): Promise<{ calls: number; byStatus: 
     }
   }
   return { calls, byStatus };
-}
-
-/** A small model per resource, each its own process id, so every deploy is a new definition. */
-function model(id: string): string {
-  return `<?xml version="1.0" encoding="UTF-8"?>
-<bpmn:definitions xmlns:bpmn="http://www.omg.org/spec/BPMN/20100524/MODEL" xmlns:zeebe="http://camunda.org/schema/zeebe/1.0" id="defs-${id}" targetNamespace="http://orca.dev/bench">
-  <bpmn:process id="${id}" isExecutable="true">
-    <bpmn:startEvent id="start"/>
-    <bpmn:serviceTask id="work"><bpmn:extensionElements><zeebe:taskDefinition type="bench-work"/></bpmn:extensionElements></bpmn:serviceTask>
-    <bpmn:endEvent id="end"/>
-    <bpmn:sequenceFlow id="f1" sourceRef="start" targetRef="work"/>
-    <bpmn:sequenceFlow id="f2" sourceRef="work" targetRef="end"/>
-  </bpmn:process>
-</bpmn:definitions>`;
 }
 
 /** Requests counted by method and path, names of objects left out: what the operator asked the API server for. */
@@ -170,7 +157,7 @@ export async function runOperatorBenchmark(options: OperatorBenchOptions): Promi
         apiVersion: 'orca.dev/v1alpha1',
         kind: 'ProcessDefinition',
         metadata: { name, namespace: NS },
-        spec: { bpmnXml: model(name), apiKeySecretRef: { name: 'orca-key' } },
+        spec: { bpmnXml: oneTaskModel(name, 'bench-work'), apiKeySecretRef: { name: 'orca-key' } },
       });
     }
     await allReadyPromise;
