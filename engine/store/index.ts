@@ -89,4 +89,5 @@ export * from './runtime-rows.ts';
 export * from './statistics-repository.ts';
 export * from './tasks-repository.ts';
 export * from './timers-repository.ts';
+export * from './webhook-outbox.ts';
 export * as schema from './schema.ts';

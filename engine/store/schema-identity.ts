@@ -31,6 +31,10 @@ export const apiKeys = pgTable(
     id: text('id').primaryKey(),
     hash: text('hash').notNull(),
     account: text('account').notNull(),
+    // The key's first characters, shown in key lists so a person can tell
+    // keys apart; too short to guess the rest from. Null for keys made
+    // before it was kept.
+    prefix: text('prefix'),
     createdAt: instant('created_at').notNull().defaultNow(),
     retiredAt: instant('retired_at'),
   },

@@ -5,8 +5,8 @@
 // tenant-owned row carries its account, and every index that serves a
 // tenant-facing read leads with it. Changing this file means running
 // `npx drizzle-kit generate` and committing the new migration. The tables
-// the API writes (identity, mail, credits, agents) are in schema-identity.ts
-// and exported from here too, so drizzle-kit and every reader see one schema.
+// the API writes (identity, mail, credits, agents) are in schema-identity.ts,
+// webhooks and sign-in in schema-webhooks.ts, and exported from here too, so drizzle-kit and every reader see one schema.
 import { sql } from 'drizzle-orm';
 import { bigint, check, index, integer, jsonb, pgTable, primaryKey, text, uniqueIndex } from 'drizzle-orm/pg-core';
 import type { TimerSchedule } from '../timer/index.ts';
@@ -345,3 +345,4 @@ export const requestKeys = pgTable(
 );
 
 export * from './schema-identity.ts';
+export * from './schema-webhooks.ts';

@@ -1,0 +1,125 @@
+// The tables of webhooks and of people's sign-in: an account's webhook
+// endpoints, the delivery outbox every event is written to (in the same
+// transaction as the change it reports; the dispatcher works it off), and
+// the one-time login codes and sessions of the account login. Part of the
+// one schema (schema.ts exports them): changing this file means running
+// `npx drizzle-kit generate` and committing the new migration.
+import { sql } from 'drizzle-orm';
+import { bigserial, index, integer, jsonb, pgTable, text, uniqueIndex } from 'drizzle-orm/pg-core';
+import { instant } from './columns.ts';
+
+// ─── Webhooks ───────────────────────────────────────────────────────────────
+
+/** Where an account wants its events sent, and which. */
+export const webhookEndpoints = pgTable(
+  'webhook_endpoints',
+  {
+    id: text('id').primaryKey(),
+    account: text('account').notNull(),
+    url: text('url').notNull(),
+    description: text('description').notNull().default(''),
+    /** Event types the endpoint is subscribed to (webhook-outbox.ts WEBHOOK_EVENT_TYPES). */
+    events: jsonb('events').$type<string[]>().notNull(),
+    // The signing secret has to be read back to sign, so it cannot be kept
+    // as a hash like the credentials are (webhooks/secrets decides its
+    // stored form). After a rotation the previous one still signs, beside
+    // the new, until it expires: receivers switch without a gap.
+    secret: text('secret').notNull(),
+    previousSecret: text('previous_secret'),
+    previousSecretExpiresAt: instant('previous_secret_expires_at'),
+    /** 'enabled' or 'disabled'; only enabled endpoints are written deliveries. */
+    status: text('status').notNull().default('enabled'),
+    disabledReason: text('disabled_reason'),
+    /** When the endpoint's current run of failed deliveries began (null: its last attempt succeeded). */
+    failingSince: instant('failing_since'),
+    createdAt: instant('created_at').notNull().defaultNow(),
+    updatedAt: instant('updated_at').notNull().defaultNow(),
+  },
+  (t) => [
+    index('webhook_endpoints_account_idx').on(t.account, t.id),
+    // What every event-writing statement joins on: the account's enabled endpoints.
+    index('webhook_endpoints_enabled_idx')
+      .on(t.account)
+      .where(sql`${t.status} = 'enabled'`),
+  ],
+);
+
+/**
+ * The outbox: one row per (event, endpoint), written with the change the
+ * event reports, and the delivery log of that pair (`log`: every attempt).
+ * `eventId` is the `webhook-id`: the same for every endpoint and attempt, so
+ * receivers can deduplicate, and derived from the object the event is about
+ * (webhook-outbox.ts webhookEventId), so a replayed write cannot invent a
+ * second delivery (the unique index).
+ */
+export const webhookDeliveries = pgTable(
+  'webhook_deliveries',
+  {
+    id: bigserial('id', { mode: 'number' }).primaryKey(),
+    endpointId: text('endpoint_id').notNull(),
+    account: text('account').notNull(),
+    eventId: text('event_id').notNull(),
+    type: text('type').notNull(),
+    /** What is sent: `{type, timestamp, data}`. */
+    payload: jsonb('payload').$type<{ type: string; timestamp: string; data: Record<string, unknown> }>().notNull(),
+    /** 'pending', 'delivered' or 'failed' (retries exhausted, or its endpoint was disabled). */
+    status: text('status').notNull().default('pending'),
+    attempts: integer('attempts').notNull().default(0),
+    nextAttemptAt: instant('next_attempt_at').notNull().defaultNow(),
+    /** A dispatcher holds the delivery until then; past it, another may take it (that one crashed). */
+    claimedUntil: instant('claimed_until'),
+    lastStatusCode: integer('last_status_code'),
+    lastError: text('last_error'),
+    /** Every attempt: `{at, statusCode?, durationMs, error?}`, oldest first. */
+    log: jsonb('log')
+      .$type<{ at: string; statusCode?: number; durationMs: number; error?: string }[]>()
+      .notNull()
+      .default(sql`'[]'::jsonb`),
+    createdAt: instant('created_at').notNull().defaultNow(),
+    deliveredAt: instant('delivered_at'),
+  },
+  (t) => [
+    uniqueIndex('webhook_deliveries_event_uq').on(t.endpointId, t.eventId),
+    // The endpoint's delivery list, newest first, paged by id.
+    index('webhook_deliveries_endpoint_idx').on(t.endpointId, t.id),
+    // What the dispatcher claims: pending work by when it is due.
+    index('webhook_deliveries_due_idx')
+      .on(t.nextAttemptAt, t.id)
+      .where(sql`${t.status} = 'pending'`),
+  ],
+);
+
+// ─── Account sign-in for people ─────────────────────────────────────────────
+// As with the other credentials, codes, link tokens and session tokens are
+// kept only as sha256 hashes and found by them.
+
+/** One-time sign-in codes sent by e-mail (POST /api/login); usable once, until they expire. */
+export const loginCodes = pgTable(
+  'login_codes',
+  {
+    id: text('id').primaryKey(),
+    email: text('email').notNull(),
+    codeHash: text('code_hash').notNull(),
+    /** The link in the mail carries its own token; its page consumes the code only on a POST. */
+    linkHash: text('link_hash').notNull(),
+    /** Wrong codes tried against it; it is spent after a few. */
+    attempts: integer('attempts').notNull().default(0),
+    createdAt: instant('created_at').notNull().defaultNow(),
+    expiresAt: instant('expires_at').notNull(),
+    consumedAt: instant('consumed_at'),
+  },
+  (t) => [index('login_codes_email_idx').on(t.email, t.createdAt), uniqueIndex('login_codes_link_uq').on(t.linkHash)],
+);
+
+/** Sign-in sessions of people (dashboard and wallet); live until they expire or `endedAt` (logout). */
+export const accountSessions = pgTable(
+  'account_sessions',
+  {
+    hash: text('hash').primaryKey(),
+    account: text('account').notNull(),
+    createdAt: instant('created_at').notNull().defaultNow(),
+    expiresAt: instant('expires_at').notNull(),
+    endedAt: instant('ended_at'),
+  },
+  (t) => [index('account_sessions_account_idx').on(t.account)],
+);
