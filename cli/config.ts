@@ -16,6 +16,7 @@ export const ENVIRONMENT = {
   REDIS_URL: ['engine', 'redisUrl'],
   ORCA_DATA_DIR: ['engine', 'dataDir'],
   ORCA_DB_SCHEMA: ['engine', 'schema'],
+  ORCA_DB_APPLICATION_NAME: ['engine', 'dbApplicationName'],
   ORCA_REDIS_PREFIX: ['engine', 'redisPrefix'],
   ORCA_PARTITIONS: ['engine', 'partitions'],
   ORCA_ROLE: ['engine', 'role'],

@@ -34,6 +34,8 @@ export const engineConfigSchema = z.object({
   dataDir: z.string().min(1).default('./.orca-data'),
   /** Postgres schema holding Orca's tables (one per test run or per installation sharing a database). */
   schema: schemaName.default('public'),
+  /** The application_name of Orca's Postgres connections: how pg_stat_activity tells them (and their backends' CPU) apart. */
+  dbApplicationName: z.preprocess(blankAsUnset, z.string().min(1).max(63).default('orca')),
   /** Prefix of every Redis key and channel; several installations may share one Redis. */
   redisPrefix: z.preprocess(
     blankAsUnset,

@@ -94,7 +94,12 @@ describe('bench:e2e harness against a real Orca server', () => {
       expect(run.batchesPerInstance).toBeGreaterThan(0);
       expect(run.batchesPerInstance).toBeLessThanOrEqual(2);
       expect(run.activationsPerInstance).toBeGreaterThanOrEqual(1 / 32);
+      // The server and this load generator each spent some CPU on every instance; embedded has no Postgres backends to count.
+      expect(run.cpuUsPerInstance.server).toBeGreaterThan(0);
+      expect(run.cpuUsPerInstance.client).toBeGreaterThan(0);
+      expect(run.cpuUsPerInstance.postgres).toBeNull();
     }
+    expect(formatComparison(result)).toMatch(/Mean CPU per instance: loop \d+ µs/);
     expect(result.ratio).toBeCloseTo(result.mean.library / result.mean.loop, 10);
     const last = JSON.parse(formatComparison(result).split('\n').at(-1)!) as Record<string, unknown>;
     expect(Object.keys(last)).toEqual(['backend', 'compare_workers', 'loop_pi_per_s', 'library_pi_per_s', 'library_vs_loop', 'errors']);

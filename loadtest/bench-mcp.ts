@@ -14,7 +14,7 @@
 //
 // Flags: --instances=N per interface and round (default 300), --rounds=N (2),
 // --concurrency=N (8), --partitions=N (4), --client=lean|sdk (lean).
-import { readFileSync } from 'node:fs';
+import { processCpuMs } from './process-cpu.ts';
 import { pathToFileURL } from 'node:url';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { Pool } from 'undici';
@@ -142,17 +142,6 @@ function mcpDoor(callTool: ToolCaller, sessionId: string, processId: string): Do
   };
 }
 
-/** User + system CPU of a process in ms (Linux /proc), or null. */
-function cpuMs(pid: number): number | null {
-  try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-    // utime and stime are fields 14 and 15 of stat, in clock ticks (100 per second on Linux).
-    return (Number(fields[11]) + Number(fields[12])) * 10;
-  } catch {
-    return null;
-  }
-}
-
 interface Samples {
   instances: number;
   seconds: number;
@@ -168,7 +157,7 @@ async function runRound(door: Door, instances: number, concurrency: number, pid:
     into.latencies[call].push(performance.now() - began);
     return value;
   };
-  const cpuBefore = cpuMs(pid);
+  const cpuBefore = processCpuMs(pid);
   const began = performance.now();
   await Promise.all(
     Array.from({ length: concurrency }, async () => {
@@ -184,7 +173,7 @@ async function runRound(door: Door, instances: number, concurrency: number, pid:
   );
   into.seconds += (performance.now() - began) / 1000;
   into.instances += instances;
-  const cpuAfter = cpuMs(pid);
+  const cpuAfter = processCpuMs(pid);
   into.cpuMs = into.cpuMs === null || cpuBefore === null || cpuAfter === null ? null : into.cpuMs + (cpuAfter - cpuBefore);
 }
 

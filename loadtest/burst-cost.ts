@@ -2,25 +2,15 @@
 // shared, so wall-clock figures are noisy): CPU time of this process and of
 // a child (from /proc), and, on request, a CPU profile of this process for
 // just that stretch (node:inspector), for loadtest/cpu-profile-top.ts.
-import { readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector';
+import { processCpuMs } from './process-cpu.ts';
 
 export interface BurstCost {
   /** CPU milliseconds (user + system) since start, of this process and of the child. */
   cpuMs(): { self: number; child: number };
   /** Writes the profile taken since start, when one was asked for. */
   stopProfile(file: string): Promise<void>;
-}
-
-/** CPU time of a process so far, from /proc (0 where there is none, e.g. not Linux). */
-function processCpuMs(pid: number): number {
-  try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-    // utime and stime, in clock ticks of 10 ms (USER_HZ is 100 on Linux).
-    return (Number(fields[11]) + Number(fields[12])) * 10;
-  } catch {
-    return 0;
-  }
 }
 
 export async function measureBurst(options: { childPid: number; profile: boolean }): Promise<BurstCost> {
@@ -34,11 +24,11 @@ export async function measureBurst(options: { childPid: number; profile: boolean
     await post('Profiler.start');
   }
   const self = process.cpuUsage();
-  const child = processCpuMs(options.childPid);
+  const child = processCpuMs(options.childPid) ?? 0;
   return {
     cpuMs() {
       const used = process.cpuUsage(self);
-      return { self: (used.user + used.system) / 1000, child: processCpuMs(options.childPid) - child };
+      return { self: (used.user + used.system) / 1000, child: (processCpuMs(options.childPid) ?? 0) - child };
     },
     async stopProfile(file) {
       if (session === undefined) return;

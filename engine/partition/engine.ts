@@ -118,7 +118,7 @@ export async function createEngine(config: EngineConfig, options: EngineOptions 
   let shard: Shard | undefined;
   let marker: FlushMarker | undefined;
   try {
-    database = await openDatabase({ url: config.databaseUrl, dataDir: config.dataDir, schema: config.schema });
+    database = await openDatabase({ url: config.databaseUrl, dataDir: config.dataDir, schema: config.schema, applicationName: config.dbApplicationName });
     await database.migrate();
     queues = await createQueues({ redisUrl: config.redisUrl, prefix: config.redisPrefix });
     const store = createStore(database.db, database.writer);
