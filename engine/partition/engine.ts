@@ -343,7 +343,10 @@ function engineApi(parts: {
     async hasCommandResult(account, commandKey, jobKey) {
       const partition = jobKey === undefined ? startPartition(account, commandKey) : partitionOfKey(jobKey);
       if (partition === undefined || partition >= partitions) return false;
-      const found = await unavailableAsEngineError(() => store.commands.findCommandResults(partition, [scoped(account, commandKey)!]));
+      const key = scoped(account, commandKey)!;
+      const found = await unavailableAsEngineError(() =>
+        jobKey === undefined ? store.commands.findCommandResults(partition, [key]) : store.commands.findCommandResults(partition, [], [{ key, jobKey }]),
+      );
       return found.size > 0;
     },
 

@@ -3,7 +3,7 @@
 // partition, the last write per key), and the sealed batches of one group
 // commit are joined into the statement's one jsonb parameter. No query
 // builder runs on the write path: JSON.stringify is the only per-row work.
-import type { Batch, SealedBatch } from './batch-types.ts';
+import type { Batch, CommandWrite, SealedBatch } from './batch-types.ts';
 import { statsDeltas } from './element-stats.ts';
 import { encodeRecord, type StoredRecord } from './history-records.ts';
 
@@ -154,8 +154,25 @@ function addBatch(batch: Batch, put: (name: string, items: unknown[]) => void): 
   put('s', statsDeltas(batch));
   // An absent or null result is stored as jsonb null (coalesce below), not
   // SQL NULL: "applied, answered nothing" is still applied.
+  const commands = lastByKey(batch.commands ?? [], (c) => c.key);
   put(
     'c',
-    lastByKey(batch.commands ?? [], (c) => c.key).map((c) => ({ p, k: c.key, r: c.result ?? null })),
+    commands.filter((c) => c.jobKey === undefined).map((c) => ({ p, k: c.key, r: c.result ?? null })),
   );
+  put(
+    'jc',
+    commands.filter((c) => c.jobKey !== undefined).map((c) => jobCommandRow(p, c)),
+  );
+}
+
+/** A job command's row, narrow (schema.ts job_command_results): the origin in columns of its own, "done" as null. */
+function jobCommandRow(p: number, c: CommandWrite): { p: number; j: string; k: string; r: unknown; f: string | null; q: string | null } {
+  const { origin, ...reply } = c.result as { origin?: { fingerprint: string; request: string }; ok?: unknown; value?: unknown };
+  return { p, j: c.jobKey!, k: c.key, r: isDone(reply) ? null : reply, f: origin?.fingerprint ?? null, q: origin?.request ?? null };
+}
+
+/** `{ok: true, value: {done: true}}` and nothing else: what nearly every job command answers. */
+function isDone(reply: { ok?: unknown; value?: unknown }): boolean {
+  const value = reply.value as { done?: unknown } | undefined;
+  return reply.ok === true && value?.done === true && Object.keys(reply).length === 2 && Object.keys(value).length === 1;
 }

@@ -87,6 +87,8 @@ export interface CommandWrite {
   key: string;
   /** What the command answered; returned as-is when the command is applied again. */
   result: unknown;
+  /** A job command's job: its result goes to the narrow job command log (schema.ts job_command_results). */
+  jobKey?: string;
 }
 
 export interface Batch {

@@ -1,9 +1,11 @@
+import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase } from './testing/database.ts';
 import { commandsRepository } from './commands-repository.ts';
 import { commitBatch } from './commit-batch.ts';
 import type { Database } from './database.ts';
 import { leasesRepository } from './leases-repository.ts';
+import { rows } from './db.ts';
 
 const testDb = createTestDatabase();
 let database: Database;
@@ -71,5 +73,68 @@ describe('findCommandResults', () => {
     expect(await repo.pruneCommands(2, new Date(Date.now() - 60_000))).toBe(0);
     expect(await repo.pruneCommands(2, new Date(Date.now() + 60_000))).toBeGreaterThanOrEqual(2);
     expect((await repo.findCommandResults(2, ['old', 'a'])).size).toBe(0);
+  });
+
+  describe('job commands (the narrow log)', () => {
+    // Job keys carry their partition in bits 55..62 (engine/partition/keys.ts).
+    const jobKey = (partition: number, n: number) => ((BigInt(partition) << 55n) + BigInt(n)).toString();
+    const done = { ok: true, value: { done: true } };
+    const origin = { fingerprint: 'f'.repeat(43), request: 'req-1' };
+
+    function storeJobs(partition: number, commands: { key: string; jobKey: string; result: unknown }[]) {
+      return commitBatch(database.db, { partition, epoch: epochs.get(partition)!, commands });
+    }
+
+    it('answers each reply as it was sent, found by job and key, and only for that job', async () => {
+      const rejected = { ok: false, code: 'NOT_FOUND', message: 'gone', origin };
+      await storeJobs(1, [
+        { key: 'acct:job:k1', jobKey: jobKey(1, 1), result: { ...done, origin } },
+        { key: 'acct:job:k2', jobKey: jobKey(1, 2), result: done },
+        { key: 'acct:job:k3', jobKey: jobKey(1, 3), result: rejected },
+      ]);
+      const found = await repo.findCommandResults(
+        1,
+        [],
+        [
+          { key: 'acct:job:k1', jobKey: jobKey(1, 1) },
+          { key: 'acct:job:k2', jobKey: jobKey(1, 2) },
+          { key: 'acct:job:k3', jobKey: jobKey(1, 3) },
+          { key: 'acct:job:k1', jobKey: jobKey(1, 2) },
+          { key: 'acct:job:never', jobKey: jobKey(1, 1) },
+        ],
+      );
+      expect(Object.fromEntries(found)).toEqual({ 'acct:job:k1': { ...done, origin }, 'acct:job:k2': done, 'acct:job:k3': rejected });
+      const written = await rows<{ n: number }>(database.db, sql`select count(*)::int as n from job_command_results where result is null`);
+      expect(written[0].n).toBeGreaterThanOrEqual(2);
+    });
+
+    it('finds job commands and other commands in one statement, and a job command a version before the narrow log kept in commands', async () => {
+      await store(1, { 'acct:start:s1': { processInstanceKey: '9' }, 'acct:job:legacy': done });
+      await storeJobs(1, [{ key: 'acct:job:k4', jobKey: jobKey(1, 4), result: done }]);
+      const found = await repo.findCommandResults(
+        1,
+        ['acct:start:s1'],
+        [
+          { key: 'acct:job:k4', jobKey: jobKey(1, 4) },
+          { key: 'acct:job:legacy', jobKey: jobKey(1, 5) },
+        ],
+      );
+      expect(Object.fromEntries(found)).toEqual({ 'acct:start:s1': { processInstanceKey: '9' }, 'acct:job:k4': done, 'acct:job:legacy': done });
+    });
+
+    it('writes nothing on a stale epoch', async () => {
+      await expect(
+        commitBatch(database.db, { partition: 1, epoch: epochs.get(1)! - 1, commands: [{ key: 'acct:job:stale', jobKey: jobKey(1, 6), result: done }] }),
+      ).rejects.toThrow();
+      expect((await repo.findCommandResults(1, [], [{ key: 'acct:job:stale', jobKey: jobKey(1, 6) }])).size).toBe(0);
+    });
+
+    it('pruneCommands forgets them past the horizon, on their own partition only', async () => {
+      await storeJobs(2, [{ key: 'acct:job:p2', jobKey: jobKey(2, 1), result: done }]);
+      await storeJobs(1, [{ key: 'acct:job:p1', jobKey: jobKey(1, 7), result: done }]);
+      await repo.pruneCommands(2, new Date(Date.now() + 60_000));
+      expect((await repo.findCommandResults(2, [], [{ key: 'acct:job:p2', jobKey: jobKey(2, 1) }])).size).toBe(0);
+      expect((await repo.findCommandResults(1, [], [{ key: 'acct:job:p1', jobKey: jobKey(1, 7) }])).size).toBe(1);
+    });
   });
 });

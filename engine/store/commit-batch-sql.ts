@@ -169,6 +169,13 @@ cmd as (
   where x.p in (select id from ok)
   on conflict (partition, command_key) do nothing
 ),
+job_cmd as (
+  insert into job_command_results (job_key, key_hash, result, fingerprint, request)
+  select x.j, hashtextextended(x.k, 0), x.r, x.f, x.q
+  from jsonb_to_recordset($1::jsonb->'jc') as x(p int, j int8, k text, r jsonb, f text, q text)
+  where x.p in (select id from ok)
+  on conflict (job_key, key_hash) do nothing
+),
 written as (
   select (select count(*) from inst) as i,
          (select coalesce(sum(w.i), 0) from want w where w.p in (select id from ok)) as ni,

@@ -12,6 +12,7 @@ import { end, engineWith, flow, processXml, service, start } from '../runtime/te
 const TABLES = [
   'access_tokens',
   'account_emails',
+  'account_sessions',
   'accounts',
   'agent_sessions',
   'agents',
@@ -27,8 +28,10 @@ const TABLES = [
   'history',
   'incidents',
   'instances',
+  'job_command_results',
   'jobs',
   'ledger',
+  'login_codes',
   'mail_outbox',
   'mailbox_messages',
   'partitions',
@@ -36,6 +39,8 @@ const TABLES = [
   'request_keys',
   'signups',
   'timers',
+  'webhook_deliveries',
+  'webhook_endpoints',
 ];
 
 const journal = JSON.parse(readFileSync(new URL('./migrations/meta/_journal.json', import.meta.url), 'utf8')) as { entries: { tag: string }[] };

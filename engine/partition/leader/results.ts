@@ -3,12 +3,13 @@
 // been applied already, its result is looked for in the batches not yet
 // committed (kept here until published) and in the command log; a command
 // found there is answered with its first result. Each applied command's
-// result goes into its batch's rows — one row each, except this process's
-// fresh local commands, whose results share one row per batch. A client's
+// result goes into its batch's rows — one row each (a job command's in the
+// narrow job command log), except this process's fresh local commands,
+// whose results share one row per batch. A client's
 // keyed command on a job this leader created and still holds is looked up
 // nowhere: HotInstances knows every keyed command applied to such a job.
 import { streamIdIsAfter, type StreamEntry } from '../../queue/index.ts';
-import type { Store } from '../../store/index.ts';
+import type { JobCommandKey, Store } from '../../store/index.ts';
 import type { CommandReply, EngineCommand } from '../commands.ts';
 import type { BatchWork } from './batch-work.ts';
 import type { HotInstances } from './hot-instances.ts';
@@ -46,23 +47,27 @@ export class CommandResults {
   known(entries: StreamEntry[], local: LocalCommand[]): ReadonlyMap<string, unknown> | Promise<ReadonlyMap<string, unknown>> {
     const pending = this.pending;
     const lookUp: string[] = [];
+    const jobs: JobCommandKey[] = [];
+    const add = (key: string, command: EngineCommand, batchKey: string | undefined) => {
+      if (isJobCommand(command)) jobs.push({ key, jobKey: command.jobKey });
+      else lookUp.push(key);
+      if (batchKey !== undefined) lookUp.push(batchKey);
+    };
     for (const entry of entries) {
       const payload = entry.payload as EngineCommand;
       if ((payload.fresh && streamIdIsAfter(entry.id, this.replayUpTo)) || pending.has(entry.key) || this.unapplied(entry.key, payload)) continue;
-      lookUp.push(entry.key);
-      if (payload.batchKey !== undefined) lookUp.push(payload.batchKey);
+      add(entry.key, payload, payload.batchKey);
     }
     for (const command of local) {
       if ((command.payload.fresh && !command.attempted) || pending.has(command.key) || this.unapplied(command.key, command.payload)) continue;
-      lookUp.push(command.key);
-      if (command.batchKey !== undefined) lookUp.push(command.batchKey);
+      add(command.key, command.payload, command.batchKey);
     }
-    return lookUp.length > 0 ? this.commands.findCommandResults(this.partition, lookUp) : NONE;
+    return lookUp.length > 0 || jobs.length > 0 ? this.commands.findCommandResults(this.partition, lookUp, jobs) : NONE;
   }
 
   /** A job command that the hot jobs show was never applied (HotInstances.neverApplied). */
   private unapplied(key: string, command: EngineCommand): boolean {
-    return (command.kind === 'completeJob' || command.kind === 'failJob') && this.hot.neverApplied(command.jobKey, key);
+    return isJobCommand(command) && this.hot.neverApplied(command.jobKey, key);
   }
 
   /** A command's first result, if it was applied before: in the command log (its own row or its batch's), or in a batch not yet committed. */
@@ -73,8 +78,10 @@ export class CommandResults {
   /** Logs a stream command's result in its batch. */
   record(work: BatchWork, key: string, command: EngineCommand, reply: CommandReply): void {
     this.pending.set(key, reply);
-    if (command.kind === 'completeJob' || command.kind === 'failJob') this.hot.applied(command.jobKey, key);
-    work.batch.commands!.push({ key, result: reply });
+    if (isJobCommand(command)) {
+      this.hot.applied(command.jobKey, key);
+      work.batch.commands!.push({ key, result: reply, jobKey: command.jobKey });
+    } else work.batch.commands!.push({ key, result: reply });
   }
 
   /** Logs a local command's result in its batch: a fresh one's in the batch's shared row (BatchWork.logged). */
@@ -101,6 +108,11 @@ export class CommandResults {
   clear(): void {
     this.pending.clear();
   }
+}
+
+/** Complete and fail: their results are kept in the narrow job command log, by job (commit-batch's `jobKey`). */
+function isJobCommand(command: EngineCommand): command is Extract<EngineCommand, { kind: 'completeJob' | 'failJob' }> {
+  return command.kind === 'completeJob' || command.kind === 'failJob';
 }
 
 /** A command's result in the row its batch logged it in (BatchWork.logged), if that batch committed. */
