@@ -158,4 +158,8 @@ function addBatch(batch: Batch, put: (name: string, items: unknown[]) => void): 
     'c',
     lastByKey(batch.commands ?? [], (c) => c.key).map((c) => ({ p, k: c.key, r: c.result ?? null })),
   );
+  put(
+    'ev',
+    (batch.events ?? []).map((e) => ({ p, i: e.id, a: e.account, ty: e.type, ts: e.timestamp, d: e.data })),
+  );
 }
