@@ -161,6 +161,14 @@ hist as (
   from jsonb_to_recordset($1::jsonb->'h') as x(p int, a text, k int8, r jsonb)
   where x.p in (select id from ok)
 ),
+hook as (
+  insert into webhook_deliveries (endpoint_id, account, event_id, type, payload)
+  select w.id, x.a, x.i, x.ty, jsonb_build_object('type', x.ty, 'timestamp', x.ts, 'data', x.d)
+  from jsonb_to_recordset($1::jsonb->'ev') as x(p int, i text, a text, ty text, ts text, d jsonb)
+  join webhook_endpoints w on w.account = x.a and w.status = 'enabled' and w.events ? x.ty
+  where x.p in (select id from ok)
+  on conflict (endpoint_id, event_id) do nothing
+),
 stats as (
   insert into element_stats as t (account, bpmn_process_id, version, element_id, partition, active, incidents, completed, canceled)
   select x.a, x.b, x.v, x.el, x.p, sum(x.da), sum(x.di), sum(x.dc), sum(x.dx)
@@ -177,14 +185,6 @@ cmd as (
   from jsonb_to_recordset($1::jsonb->'c') as x(p int, k text, r jsonb)
   where x.p in (select id from ok)
   on conflict (partition, command_key) do nothing
-),
-hook as (
-  insert into webhook_deliveries (endpoint_id, account, event_id, type, payload)
-  select w.id, x.a, x.i, x.ty, jsonb_build_object('type', x.ty, 'timestamp', x.ts, 'data', x.d)
-  from jsonb_to_recordset($1::jsonb->'ev') as x(p int, i text, a text, ty text, ts text, d jsonb)
-  join webhook_endpoints w on w.account = x.a and w.status = 'enabled' and w.events ? x.ty
-  where x.p in (select id from ok)
-  on conflict (endpoint_id, event_id) do nothing
 ),
 written as (
   select (select count(*) from inst) as i,
