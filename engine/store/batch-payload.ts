@@ -142,6 +142,10 @@ function addBatch(batch: Batch, put: (name: string, items: unknown[]) => void): 
       c: i.createdAt ?? null,
     })),
   );
+  put(
+    'ev',
+    (batch.events ?? []).map((e) => ({ p, i: e.id, a: e.account, ty: e.type, ts: e.timestamp, d: e.data })),
+  );
   // One row per instance: its records of this batch, in order, compactly (history-records.ts).
   const history = new Map<string, { p: number; a: string; k: string; r: StoredRecord[] }>();
   for (const w of batch.history ?? []) {

@@ -5,6 +5,7 @@
 import type { TimerSchedule } from '../timer/index.ts';
 import type { HistoryRecord, ProcessInstance } from '../runtime/types.ts';
 import type { StoredJobState } from './schema.ts';
+import type { WebhookEvent } from './webhook-outbox.ts';
 
 export interface InstanceWrite {
   account: string;
@@ -106,6 +107,8 @@ export interface Batch {
   /** In order; positions per instance continue from what is already stored. */
   history?: HistoryWrite[];
   commands?: CommandWrite[];
+  /** Webhook events of the batch's changes (engine-events.ts): deliveries for the endpoints that want them, written with the rest. */
+  events?: WebhookEvent[];
 }
 
 /** What became of one batch of a commitBatches call. */

@@ -54,6 +54,15 @@ const REFUSED = 'orca batch refused: ';
  * alternating the two on start and completion batches of one-task; not
  * committed).
  *
+ * Webhook events (payload `ev`, engine-events.ts) become the outbox's
+ * delivery rows in the same way as ENQUEUE_WEBHOOK_EVENTS
+ * (webhook-outbox.ts) writes them, behind the fence like every other write:
+ * one per enabled endpoint of the event's account subscribed to its type.
+ * The endpoints are found per event through the partial index on enabled
+ * endpoints by account (a nested loop, whatever the table held when the
+ * plan was made), so an account without endpoints costs one empty index
+ * probe per event; the event id makes a replayed batch add nothing.
+ *
  * Several partitions' batches share the statement (commitBatches): every
  * row carries its partition, and every write is gated on that partition's
  * fence (`ok`). The fence rows are locked in id order, so two statements
@@ -151,6 +160,14 @@ hist as (
          x.r
   from jsonb_to_recordset($1::jsonb->'h') as x(p int, a text, k int8, r jsonb)
   where x.p in (select id from ok)
+),
+hook as (
+  insert into webhook_deliveries (endpoint_id, account, event_id, type, payload)
+  select w.id, x.a, x.i, x.ty, jsonb_build_object('type', x.ty, 'timestamp', x.ts, 'data', x.d)
+  from jsonb_to_recordset($1::jsonb->'ev') as x(p int, i text, a text, ty text, ts text, d jsonb)
+  join webhook_endpoints w on w.account = x.a and w.status = 'enabled' and w.events ? x.ty
+  where x.p in (select id from ok)
+  on conflict (endpoint_id, event_id) do nothing
 ),
 stats as (
   insert into element_stats as t (account, bpmn_process_id, version, element_id, partition, active, incidents, completed, canceled)

@@ -6,8 +6,12 @@ import { commitBatch, commitBatches, type Batch } from './commit-batch.ts';
 import type { Database } from './database.ts';
 import { rows } from './db.ts';
 import { StaleEpochError } from './errors.ts';
+import { COMMIT_BATCH } from './commit-batch-sql.ts';
+import { instanceEndedEvent } from './engine-events.ts';
 import { createStore, type Store } from './index.ts';
 import { historyRows, incidentRow, jobRow, timerRow } from './runtime-rows.ts';
+import { webhookEndpoints } from './schema.ts';
+import { webhookEventId } from './webhook-outbox.ts';
 import { historyWrite, incidentWrite, instanceDoc, jobWrite, keyOf, timerWrite } from './test-fixtures.ts';
 
 const testDb = createTestDatabase();
@@ -510,5 +514,110 @@ describe('commitBatch', () => {
     expect(lone!.createdAt.getTime()).toBe(completedAt);
     expect(await store.completedTasks.getCompletedTask('acme', dropped)).toBeNull();
     expect(await store.completedTasks.getCompletedTask('other', done)).toBeNull();
+  });
+});
+
+describe('commitBatch: webhook events', () => {
+  beforeAll(async () => {
+    await database.db.insert(webhookEndpoints).values([
+      { id: 'ep_hooked_1', account: 'hooked', url: 'https://h.example/1', events: ['process_instance.completed'], secret: 's1' },
+      { id: 'ep_hooked_2', account: 'hooked', url: 'https://h.example/2', events: ['incident.created', 'process_instance.completed'], secret: 's2' },
+      { id: 'ep_hooked_off', account: 'hooked', url: 'https://h.example/3', events: ['process_instance.completed'], secret: 's3', status: 'disabled' },
+      // Subscribed to other types only: its account's completions want no delivery.
+      { id: 'ep_other_types', account: 'other', url: 'https://o.example/1', events: ['incident.created'], secret: 's4' },
+    ]);
+  });
+
+  /** The deliveries of the completions of these instances. */
+  async function deliveries(...instanceKeys: string[]) {
+    const ids = instanceKeys.map((k) => webhookEventId('process_instance.completed', k));
+    return rows<{ endpoint_id: string; account: string; event_id: string; type: string; payload: unknown; status: string }>(
+      database.db,
+      sql`select endpoint_id, account, event_id, type, payload, status from webhook_deliveries
+          where event_id in ${ids} order by event_id, endpoint_id`,
+    );
+  }
+
+  /** A batch completing one instance of `account` at `sequence`, with its event. */
+  function completing(partition: number, epoch: number, account: string, sequence: number): Batch {
+    const document = instanceDoc(keyOf(partition, sequence), { state: 'COMPLETED' });
+    const record = { type: 'PROCESS_INSTANCE_COMPLETED' as const, at: document.endedAt! };
+    return {
+      partition,
+      epoch,
+      instances: [{ account, document }],
+      history: [{ account, instanceKey: document.key, record }],
+      events: [instanceEndedEvent(account, document, record)],
+    };
+  }
+
+  it("writes an event's deliveries with the batch: one per enabled endpoint of the account subscribed to its type, once however often replayed", async () => {
+    const lease = await store.leases.acquireLease(30, 'shard-a', 10_000);
+    const batch = completing(30, lease!.epoch, 'hooked', 1);
+    const instanceKey = keyOf(30, 1);
+    await commitBatch(database.db, batch);
+    // A replay (a new leader committing the same work after a lost answer) adds nothing.
+    await commitBatch(database.db, batch);
+
+    const written = await deliveries(instanceKey);
+    expect(written.map((d) => d.endpoint_id)).toEqual(['ep_hooked_1', 'ep_hooked_2']);
+    expect(written[0]).toMatchObject({
+      account: 'hooked',
+      event_id: webhookEventId('process_instance.completed', instanceKey),
+      type: 'process_instance.completed',
+      status: 'pending',
+      payload: {
+        type: 'process_instance.completed',
+        timestamp: new Date(batch.instances![0].document.endedAt!).toISOString(),
+        data: { processInstanceKey: instanceKey, bpmnProcessId: 'order', version: 1 },
+      },
+    });
+    expect(await store.instances.getInstance('hooked', instanceKey)).toMatchObject({ state: 'COMPLETED' });
+  });
+
+  it('writes no delivery for an account without an endpoint subscribed to the type, and the rest of the batch as ever', async () => {
+    const lease = await store.leases.acquireLease(31, 'shard-a', 10_000);
+    const [other, nobody] = [completing(31, lease!.epoch, 'other', 1), completing(31, lease!.epoch, 'nobody', 2)];
+    await commitBatch(database.db, {
+      ...other,
+      instances: [...other.instances!, ...nobody.instances!],
+      history: [...other.history!, ...nobody.history!],
+      events: [...other.events!, ...nobody.events!],
+    });
+    expect(await deliveries(keyOf(31, 1), keyOf(31, 2))).toEqual([]);
+    expect(await store.instances.getInstance('other', keyOf(31, 1))).toMatchObject({ state: 'COMPLETED' });
+    expect(await store.instances.getInstance('nobody', keyOf(31, 2))).toMatchObject({ state: 'COMPLETED' });
+  });
+
+  it('writes no delivery for a batch on a stale epoch, beside a current batch whose deliveries are written', async () => {
+    const stale = await store.leases.acquireLease(32, 'shard-a', 1);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    const taken = await store.leases.acquireLease(32, 'shard-b', 10_000);
+    const current = await store.leases.acquireLease(33, 'shard-a', 10_000);
+    const outcomes = await commitBatches(database.db, [completing(32, stale!.epoch, 'hooked', 1), completing(33, current!.epoch, 'hooked', 1)]);
+    expect(outcomes).toEqual([{ ok: false, epoch: taken!.epoch }, { ok: true }]);
+    expect(await deliveries(keyOf(32, 1))).toEqual([]);
+    expect((await deliveries(keyOf(33, 1))).map((d) => d.endpoint_id)).toEqual(['ep_hooked_1', 'ep_hooked_2']);
+    // A batch refused on purpose (tenancy: its instance key is another account's) writes no delivery either.
+    const refused = { ...completing(32, taken!.epoch, 'hooked', 5), instances: [{ account: 'evil', document: instanceDoc(keyOf(33, 1)) }] };
+    await expect(commitBatch(database.db, refused)).rejects.toThrow(/instance key collision/);
+    expect(await deliveries(keyOf(32, 5))).toEqual([]);
+  });
+
+  it.skipIf(!testDb.url)('finds the endpoints by an index lookup per event on its cached generic plan, even planned on an empty table (Postgres)', async () => {
+    // As the writer connections run it (pg-pool.ts): prepared once, no sequential scans.
+    const client = new pg.Client({ connectionString: testDb.url, options: `-c search_path=${testDb.schema} -c enable_seqscan=off` });
+    await client.connect();
+    try {
+      await client.query('set plan_cache_mode = force_generic_plan');
+      await client.query(`prepare plan_probe(jsonb) as ${COMMIT_BATCH.text}`);
+      const explained = await client.query<Record<string, string>>(`explain execute plan_probe('{"f":[]}')`);
+      const plan = explained.rows.map((r) => r['QUERY PLAN']).join('\n');
+      const hook = plan.slice(plan.indexOf('Insert on webhook_deliveries'));
+      expect(hook).toMatch(/Nested Loop[\s\S]*Index Scan using webhook_endpoints_enabled_idx on webhook_endpoints[^\n]*\n\s*Index Cond: \(account = /);
+      expect(plan).not.toMatch(/Seq Scan on webhook_endpoints|Hash Join[^\n]*\n[^\n]*webhook_endpoints/);
+    } finally {
+      await client.end();
+    }
   });
 });

@@ -72,6 +72,7 @@ export type { Tx } from './statement.ts';
 export * from './db.ts';
 export * from './decisions-repository.ts';
 export * from './definitions-repository.ts';
+export * from './engine-events.ts';
 export * from './errors.ts';
 export * from './history-repository.ts';
 export * from './identity-repository.ts';

@@ -56,6 +56,7 @@ export class BatchWork {
       incidentsInsert: [],
       history: [],
       commands: [],
+      events: [],
     };
   }
 }

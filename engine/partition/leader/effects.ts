@@ -1,6 +1,7 @@
 // Effects to rows: what an applied command did to its instance becomes the
 // batch's writes (the instance document, history, jobs, timers, incidents,
-// all built by store/runtime-rows.ts) and its after-commit actions (jobs to
+// all built by store/runtime-rows.ts, and the webhook events of the change,
+// store/engine-events.ts) and its after-commit actions (jobs to
 // push, requeue or remove, timers to arm or disarm), and the work it causes
 // on other instances (child starts, parent/child messages) is queued for
 // the same batch. What it did is counted into the batch's tally for the
@@ -10,7 +11,17 @@ import type { ProcessModel } from '../../model/types.ts';
 import { visibleVariables } from '../../runtime/behavior/variables.ts';
 import type { ApplyResult, Variables } from '../../runtime/types.ts';
 import type { Publication, QueuedJob } from '../../queue/index.ts';
-import { incidentRow, jobRow, offeredJobRow, timerRow } from '../../store/index.ts';
+import {
+  enteredIncident,
+  incidentCreatedEvent,
+  incidentRow,
+  instanceEndedEvent,
+  instanceIncidentEvent,
+  jobRow,
+  offeredJobRow,
+  timerRow,
+  userTaskEvent,
+} from '../../store/index.ts';
 import type { BatchWork } from './batch-work.ts';
 import type { HotInstances } from './hot-instances.ts';
 import type { Internal } from './internal-work.ts';
@@ -32,6 +43,8 @@ export class Effects {
     const tally = work.tally;
     this.hot.keep(account, instance, parentKey);
     batch.instances!.push({ account, document: instance, parentKey });
+    const events = batch.events!;
+    let firstIncident = true;
     for (const record of records) {
       batch.history!.push({ account, instanceKey: instance.key, record });
       switch (record.type) {
@@ -39,6 +52,12 @@ export class Effects {
           tally.incidentsCreated++;
           const incident = instance.incidents[record.incidentKey!];
           batch.incidentsInsert!.push(incidentRow(account, instance, incident));
+          events.push(incidentCreatedEvent(account, instance, incident));
+          // The first incident of this apply is the one that put the instance in INCIDENT, if it was not already.
+          if (firstIncident) {
+            firstIncident = false;
+            if (enteredIncident(instance, records)) events.push(instanceIncidentEvent(account, instance, incident));
+          }
           if (incident.jobKey !== undefined) {
             // The job that ran out of retries: stored FAILED (with retries 0) while its incident is open.
             const job = instance.jobs[incident.jobKey];
@@ -52,6 +71,7 @@ export class Effects {
           tally.jobsCompleted[kindIndex(jobKindOfElement(elementType))]++;
           batch.jobsDelete!.push(record.jobKey!);
           if (elementType === 'userTask') {
+            events.push(userTaskEvent(account, instance, record));
             batch.tasksCompleted!.push({
               key: record.jobKey!,
               account,
@@ -67,9 +87,12 @@ export class Effects {
           this.hot.dropJob(record.jobKey!);
           break;
         }
-        case 'JOB_CREATED':
-          tally.jobsCreated[kindIndex(jobKindOfElement(model.elements[record.elementId!]?.type))]++;
+        case 'JOB_CREATED': {
+          const elementType = model.elements[record.elementId!]?.type;
+          tally.jobsCreated[kindIndex(jobKindOfElement(elementType))]++;
+          if (elementType === 'userTask') events.push(userTaskEvent(account, instance, record));
           break;
+        }
         case 'JOB_FAILED':
           tally.jobsFailed[kindIndex(jobKindOfElement(model.elements[record.elementId!]?.type))]++;
           break;
@@ -81,6 +104,7 @@ export class Effects {
           if (record.type === 'PROCESS_INSTANCE_COMPLETED') tally.instancesCompleted++;
           else tally.instancesTerminated++;
           tally.instanceDurations.push(Math.max(0, (instance.endedAt ?? record.at) - instance.startedAt) / 1000);
+          events.push(instanceEndedEvent(account, instance, record));
           break;
       }
     }
