@@ -11,6 +11,7 @@ import { type AnyPgColumn, type PgTable } from 'drizzle-orm/pg-core';
 import { checksumOf, isChecksum } from './checksum.ts';
 import { clampLimit, decodeCursor, toPage, type PageRequest } from './cursor.ts';
 import type { Db } from './db.ts';
+import { enqueueDeploymentEvent, type DeployedKind } from './deployment-events.ts';
 import { transaction, type Statement, type Tx } from './statement.ts';
 import { assertAccount } from './tenancy.ts';
 
@@ -45,6 +46,8 @@ export interface VersionedTables<Id extends string, Summary extends SummaryColum
   summary: Summary;
   /** Further columns of the versions table a deploy writes, keyed as DeployInput.columns is (a decision's name). */
   extra?: Record<string, AnyPgColumn>;
+  /** What the deployment.created webhook event calls these resources. */
+  kind: DeployedKind;
 }
 
 export interface DeployInput {
@@ -107,6 +110,12 @@ export function versionedResources<Id extends string, Summary extends SummaryCol
     const deployAll = async (tx: Tx) => {
       const results: Deployed[] = new Array(prepared.length);
       for (const i of order) results[i] = await deployOne(tx, account, prepared[i]);
+      await enqueueDeploymentEvent(
+        tx,
+        account,
+        tables.kind,
+        results.map((r, i) => ({ ...r, resourceName: prepared[i].resourceName })),
+      );
       return results;
     };
     return tx ? deployAll(tx) : transaction(db, deployAll);
