@@ -1,9 +1,11 @@
 // The `deployment.created` webhook event of a deploy (issue #19), written by
 // the deploy's own transaction (versioned-resources.ts) so the event exists
 // exactly when the versions it reports do. A deploy that adds no version
-// (the same XML again) reports nothing.
+// (the same XML again) reports nothing. The deploy's own statements ask
+// whether any endpoint of the account wants the event (SUBSCRIBED_TO_DEPLOYMENTS),
+// so a deploy nobody listens to costs no statement more.
 import { ENQUEUE_WEBHOOK_EVENTS, webhookEventId, type WebhookEvent } from './webhook-outbox.ts';
-import type { Tx } from './statement.ts';
+import type { Statement, Tx } from './statement.ts';
 
 export type DeployedKind = 'process' | 'decision';
 
@@ -36,8 +38,19 @@ export function deploymentEvent(account: string, kind: DeployedKind, resources: 
   };
 }
 
+/**
+ * SQL (`$1` the account) true when an enabled endpoint of the account is
+ * subscribed to deployment.created: a probe of the enabled-endpoints index,
+ * asked by the statements that add a version.
+ */
+export const SUBSCRIBED_TO_DEPLOYMENTS = `exists (select 1 from webhook_endpoints w where w.account = $1 and w.status = 'enabled' and w.events ? 'deployment.created')`;
+
+// Named, so a pod prepares it once per connection: its one table access is
+// the enabled-endpoints index by account, the plan no table size can spoil.
+const ENQUEUE_DEPLOYMENT_EVENT: Statement = { name: 'webhook-enqueue-deployment', text: ENQUEUE_WEBHOOK_EVENTS.text };
+
 /** Writes the deploy's event, if any, in the deploy's transaction: one statement on the account's enabled endpoints, nothing without any. */
 export async function enqueueDeploymentEvent(tx: Tx, account: string, kind: DeployedKind, resources: readonly DeployedResource[]): Promise<void> {
   const event = deploymentEvent(account, kind, resources, new Date());
-  if (event !== undefined) await tx.run(ENQUEUE_WEBHOOK_EVENTS, [JSON.stringify([event])]);
+  if (event !== undefined) await tx.run(ENQUEUE_DEPLOYMENT_EVENT, [JSON.stringify([event])]);
 }
