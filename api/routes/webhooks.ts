@@ -24,13 +24,13 @@ const eventTypeSchema = z
   })
   .describe(`An event type: ${WEBHOOK_EVENT_TYPES.join(', ')}.`);
 
-const eventsSchema = z
+export const eventsSchema = z
   .array(eventTypeSchema)
   .min(1, 'must name at least one event type')
   .max(100, 'must name at most 100 event types')
   .describe('The event types the endpoint is sent (a repeated one counts once).');
 
-const descriptionSchema = z.string().max(MAX_DESCRIPTION_LENGTH, `must be at most ${MAX_DESCRIPTION_LENGTH} characters`).describe('A note for people.');
+export const descriptionSchema = z.string().max(MAX_DESCRIPTION_LENGTH, `must be at most ${MAX_DESCRIPTION_LENGTH} characters`).describe('A note for people.');
 
 export const endpointSchema = z.object({
   id: z.string().describe('The endpoint id (ep_ and 24 hex digits).'),
@@ -51,7 +51,7 @@ export const endpointSchema = z.object({
   updatedAt: z.string(),
 });
 
-const withSecret = endpointSchema.extend({
+export const withSecret = endpointSchema.extend({
   secret: z.string().describe('The signing secret (whsec_…), shown only in this answer. Verify deliveries with it (Standard Webhooks).'),
 });
 
