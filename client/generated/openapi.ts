@@ -880,7 +880,178 @@ export interface paths {
     trace?: never;
   };
 }
-export type webhooks = Record<string, never>;
+export interface webhooks {
+  'credits.low': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** A charge took the balance under the low-balance threshold. POSTed to each enabled endpoint subscribed to `credits.low`. */
+    post: operations['WebhookEvent_credits_low'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'deployment.created': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** A deploy added at least one version (the same XML again sends nothing). POSTed to each enabled endpoint subscribed to `deployment.created`. */
+    post: operations['WebhookEvent_deployment_created'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'incident.closed': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** An incident was resolved through the API. POSTed to each enabled endpoint subscribed to `incident.closed`. */
+    post: operations['WebhookEvent_incident_closed'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'incident.created': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** An incident was raised. POSTed to each enabled endpoint subscribed to `incident.created`. */
+    post: operations['WebhookEvent_incident_created'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'process_instance.canceled': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** An instance was canceled. POSTed to each enabled endpoint subscribed to `process_instance.canceled`. */
+    post: operations['WebhookEvent_process_instance_canceled'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'process_instance.completed': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** An instance completed. POSTed to each enabled endpoint subscribed to `process_instance.completed`. */
+    post: operations['WebhookEvent_process_instance_completed'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'process_instance.incident': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** An instance entered INCIDENT: it got an incident while it had none open. POSTed to each enabled endpoint subscribed to `process_instance.incident`. */
+    post: operations['WebhookEvent_process_instance_incident'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'user_task.completed': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** A human task was completed. POSTed to each enabled endpoint subscribed to `user_task.completed`. */
+    post: operations['WebhookEvent_user_task_completed'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'user_task.created': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** A human task is waiting. POSTed to each enabled endpoint subscribed to `user_task.created`. */
+    post: operations['WebhookEvent_user_task_created'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'webhook.test': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Sent only by POST /api/v1/webhooks/{id}/test. POSTed to each enabled endpoint subscribed to `webhook.test`. */
+    post: operations['WebhookEvent_webhook_test'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+}
 export interface components {
   schemas: {
     /** @description RFC 9457 problem details (application/problem+json). */
@@ -5486,6 +5657,421 @@ export interface operations {
         content: {
           'application/problem+json': components['schemas']['Problem'];
         };
+      };
+    };
+  };
+  WebhookEvent_credits_low: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description The event id: the same on every attempt and for every endpoint. Deduplicate on it. */
+        'webhook-id': string;
+        /** @description Space-separated `v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<body>">`, one per live signing secret (two during the 24 hours after a rotation). */
+        'webhook-signature': string;
+        /** @description When this attempt was signed, Unix seconds. */
+        'webhook-timestamp': string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          data: {
+            balance: number;
+            threshold: number;
+          };
+          /** @description When the change happened (ISO 8601). */
+          timestamp: string;
+          /** @constant */
+          type: 'credits.low';
+        };
+      };
+    };
+    responses: {
+      /** @description Received. Anything else, or no answer within 15 s, is a failed attempt, retried. */
+      '2XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  WebhookEvent_deployment_created: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description The event id: the same on every attempt and for every endpoint. Deduplicate on it. */
+        'webhook-id': string;
+        /** @description Space-separated `v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<body>">`, one per live signing secret (two during the 24 hours after a rotation). */
+        'webhook-signature': string;
+        /** @description When this attempt was signed, Unix seconds. */
+        'webhook-timestamp': string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          data: {
+            /** @description What the deploy answer names the deployment by: its first process's or decision's id. */
+            deploymentId: string;
+            /** @description The versions this deploy added. */
+            resources: {
+              id: string;
+              /** @enum {string} */
+              kind: 'process' | 'decision';
+              resourceName: string;
+              version: number;
+            }[];
+          };
+          /** @description When the change happened (ISO 8601). */
+          timestamp: string;
+          /** @constant */
+          type: 'deployment.created';
+        };
+      };
+    };
+    responses: {
+      /** @description Received. Anything else, or no answer within 15 s, is a failed attempt, retried. */
+      '2XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  WebhookEvent_incident_closed: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description The event id: the same on every attempt and for every endpoint. Deduplicate on it. */
+        'webhook-id': string;
+        /** @description Space-separated `v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<body>">`, one per live signing secret (two during the 24 hours after a rotation). */
+        'webhook-signature': string;
+        /** @description When this attempt was signed, Unix seconds. */
+        'webhook-timestamp': string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          data: {
+            bpmnProcessId: string;
+            /** @description The incident key (a decimal string). */
+            incidentKey: string;
+            /** @description The process instance key (a decimal string). */
+            processInstanceKey: string;
+          };
+          /** @description When the change happened (ISO 8601). */
+          timestamp: string;
+          /** @constant */
+          type: 'incident.closed';
+        };
+      };
+    };
+    responses: {
+      /** @description Received. Anything else, or no answer within 15 s, is a failed attempt, retried. */
+      '2XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  WebhookEvent_incident_created: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description The event id: the same on every attempt and for every endpoint. Deduplicate on it. */
+        'webhook-id': string;
+        /** @description Space-separated `v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<body>">`, one per live signing secret (two during the 24 hours after a rotation). */
+        'webhook-signature': string;
+        /** @description When this attempt was signed, Unix seconds. */
+        'webhook-timestamp': string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          data: {
+            bpmnProcessId: string;
+            elementId: string;
+            /** @description The incident key (a decimal string). */
+            incidentKey: string;
+            /** @description The job that ran out of retries; null for other incidents. */
+            jobKey: string | null;
+            message: string;
+            /** @description The process instance key (a decimal string). */
+            processInstanceKey: string;
+            /** @description The incident type, as GET /api/v1/incidents shows it. */
+            type: string;
+          };
+          /** @description When the change happened (ISO 8601). */
+          timestamp: string;
+          /** @constant */
+          type: 'incident.created';
+        };
+      };
+    };
+    responses: {
+      /** @description Received. Anything else, or no answer within 15 s, is a failed attempt, retried. */
+      '2XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  WebhookEvent_process_instance_canceled: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description The event id: the same on every attempt and for every endpoint. Deduplicate on it. */
+        'webhook-id': string;
+        /** @description Space-separated `v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<body>">`, one per live signing secret (two during the 24 hours after a rotation). */
+        'webhook-signature': string;
+        /** @description When this attempt was signed, Unix seconds. */
+        'webhook-timestamp': string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          data: {
+            bpmnProcessId: string;
+            /** @description The process instance key (a decimal string). */
+            processInstanceKey: string;
+            version: number;
+          };
+          /** @description When the change happened (ISO 8601). */
+          timestamp: string;
+          /** @constant */
+          type: 'process_instance.canceled';
+        };
+      };
+    };
+    responses: {
+      /** @description Received. Anything else, or no answer within 15 s, is a failed attempt, retried. */
+      '2XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  WebhookEvent_process_instance_completed: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description The event id: the same on every attempt and for every endpoint. Deduplicate on it. */
+        'webhook-id': string;
+        /** @description Space-separated `v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<body>">`, one per live signing secret (two during the 24 hours after a rotation). */
+        'webhook-signature': string;
+        /** @description When this attempt was signed, Unix seconds. */
+        'webhook-timestamp': string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          data: {
+            bpmnProcessId: string;
+            /** @description The process instance key (a decimal string). */
+            processInstanceKey: string;
+            version: number;
+          };
+          /** @description When the change happened (ISO 8601). */
+          timestamp: string;
+          /** @constant */
+          type: 'process_instance.completed';
+        };
+      };
+    };
+    responses: {
+      /** @description Received. Anything else, or no answer within 15 s, is a failed attempt, retried. */
+      '2XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  WebhookEvent_process_instance_incident: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description The event id: the same on every attempt and for every endpoint. Deduplicate on it. */
+        'webhook-id': string;
+        /** @description Space-separated `v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<body>">`, one per live signing secret (two during the 24 hours after a rotation). */
+        'webhook-signature': string;
+        /** @description When this attempt was signed, Unix seconds. */
+        'webhook-timestamp': string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          data: {
+            bpmnProcessId: string;
+            /** @description The incident that put it there key (a decimal string). */
+            incidentKey: string;
+            /** @description The process instance key (a decimal string). */
+            processInstanceKey: string;
+            version: number;
+          };
+          /** @description When the change happened (ISO 8601). */
+          timestamp: string;
+          /** @constant */
+          type: 'process_instance.incident';
+        };
+      };
+    };
+    responses: {
+      /** @description Received. Anything else, or no answer within 15 s, is a failed attempt, retried. */
+      '2XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  WebhookEvent_user_task_completed: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description The event id: the same on every attempt and for every endpoint. Deduplicate on it. */
+        'webhook-id': string;
+        /** @description Space-separated `v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<body>">`, one per live signing secret (two during the 24 hours after a rotation). */
+        'webhook-signature': string;
+        /** @description When this attempt was signed, Unix seconds. */
+        'webhook-timestamp': string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          data: {
+            bpmnProcessId: string;
+            elementId: string;
+            /** @description The process instance key (a decimal string). */
+            processInstanceKey: string;
+            /** @description The task id (its job key). */
+            taskId: string;
+          };
+          /** @description When the change happened (ISO 8601). */
+          timestamp: string;
+          /** @constant */
+          type: 'user_task.completed';
+        };
+      };
+    };
+    responses: {
+      /** @description Received. Anything else, or no answer within 15 s, is a failed attempt, retried. */
+      '2XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  WebhookEvent_user_task_created: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description The event id: the same on every attempt and for every endpoint. Deduplicate on it. */
+        'webhook-id': string;
+        /** @description Space-separated `v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<body>">`, one per live signing secret (two during the 24 hours after a rotation). */
+        'webhook-signature': string;
+        /** @description When this attempt was signed, Unix seconds. */
+        'webhook-timestamp': string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          data: {
+            bpmnProcessId: string;
+            elementId: string;
+            /** @description The process instance key (a decimal string). */
+            processInstanceKey: string;
+            /** @description The task id (its job key). */
+            taskId: string;
+          };
+          /** @description When the change happened (ISO 8601). */
+          timestamp: string;
+          /** @constant */
+          type: 'user_task.created';
+        };
+      };
+    };
+    responses: {
+      /** @description Received. Anything else, or no answer within 15 s, is a failed attempt, retried. */
+      '2XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  WebhookEvent_webhook_test: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description The event id: the same on every attempt and for every endpoint. Deduplicate on it. */
+        'webhook-id': string;
+        /** @description Space-separated `v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<body>">`, one per live signing secret (two during the 24 hours after a rotation). */
+        'webhook-signature': string;
+        /** @description When this attempt was signed, Unix seconds. */
+        'webhook-timestamp': string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          data: {
+            endpointId: string;
+          };
+          /** @description When the change happened (ISO 8601). */
+          timestamp: string;
+          /** @constant */
+          type: 'webhook.test';
+        };
+      };
+    };
+    responses: {
+      /** @description Received. Anything else, or no answer within 15 s, is a failed attempt, retried. */
+      '2XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
       };
     };
   };

@@ -9,7 +9,7 @@
 import { randomBytes } from 'node:crypto';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { rows } from '../../engine/store/index.ts';
+import { rows, WEBHOOK_EVENT_TYPES } from '../../engine/store/index.ts';
 import { secretSealer } from '../../api/webhooks/signing-secret.ts';
 import { apiFixture, type ApiFixture } from './api-fixture.ts';
 import type { Json } from './workflow-support.ts';
@@ -320,5 +320,20 @@ describe('test events, the delivery log and redelivery', () => {
     const missing = await api.call('POST', `/api/v1/webhooks/${endpoint.id}/deliveries/999999999/redeliver`, { apiKey });
     expect(missing.status).toBe(404);
     expect(missing.json.errors[0].field).toBe('params.deliveryId');
+  });
+});
+
+describe('the OpenAPI document', () => {
+  it('describes every event type under `webhooks`, with the signature headers and its payload, and the routes under the webhooks tag', async () => {
+    const document = (await api.call('GET', '/api/v1/openapi.json')).json;
+    expect(Object.keys(document.webhooks).sort()).toEqual([...WEBHOOK_EVENT_TYPES, 'webhook.test'].sort());
+    const completed = document.webhooks['process_instance.completed'].post;
+    expect(completed.parameters.map((p: Json) => p.name)).toEqual(['webhook-id', 'webhook-timestamp', 'webhook-signature']);
+    const payload = completed.requestBody.content['application/json'].schema;
+    expect(payload.properties.type).toMatchObject({ const: 'process_instance.completed' });
+    expect(Object.keys(payload.properties.data.properties).sort()).toEqual(['bpmnProcessId', 'processInstanceKey', 'version']);
+    const create = document.paths['/api/v1/webhooks'].post;
+    expect(create.tags).toEqual(['webhooks']);
+    expect(Object.keys(create.responses)).toEqual(expect.arrayContaining(['201', '400', '409']));
   });
 });
