@@ -5,7 +5,7 @@
 // out only on creation and rotation. Failures are ApiError; another
 // account's endpoint is NOT_FOUND like a missing one.
 import { randomBytes } from 'node:crypto';
-import { webhookEventId, type PageRequest, type Store, type WebhookDeliveryRow, type WebhookEndpointRow } from '../../engine/index.ts';
+import { webhookEventId, type Page, type PageRequest, type Store, type WebhookDeliveryRow, type WebhookEndpointRow } from '../../engine/index.ts';
 import { newId } from '../identity/secrets.ts';
 import { ApiError } from '../problem.ts';
 import { readPage } from '../services/pages.ts';
@@ -52,8 +52,6 @@ export interface NewEndpointInput {
   events: string[];
   description?: string;
 }
-
-export type Page<T> = { items: T[]; nextCursor: string | null };
 
 export interface WebhookEndpoints {
   /** The endpoint and its signing secret, shown only here and on rotation. */
