@@ -19,6 +19,7 @@ import { engineMetrics } from './metrics/engine-metrics.ts';
 import { OrcaMetrics } from './metrics/orca-metrics.ts';
 import { createPlatformApps, type PlatformApps } from './platform/index.ts';
 import { buildServer, type ServerOptions } from './server.ts';
+import { createWebhookEndpoints } from './webhooks/endpoints.ts';
 
 /**
  * What wires the service without being configuration (that is AppConfig,
@@ -123,7 +124,8 @@ export async function createApp(config: AppConfig, options: AppOptions = {}): Pr
     });
     const mailbox = createMailbox({ store: engine.store, now: options.clock });
     const platformApps = createPlatformApps({ store: engine.store, notices: engine.queues.notices, now: options.clock });
-    const ctx: ApiContext = { engine, identity, credits, agents, mailbox, platformApps, config: apiConfig, metrics };
+    const webhooks = createWebhookEndpoints({ store: engine.store, config: config.webhooks, now: options.clock });
+    const ctx: ApiContext = { engine, identity, credits, agents, mailbox, platformApps, webhooks, config: apiConfig, metrics };
     const app = await buildServer(ctx, {
       ...options.server,
       logger: options.logger,

@@ -101,6 +101,24 @@ export const appConfigSchema = z.object({
       ),
     })
     .prefault({}),
+  /** Webhooks (docs/webhooks.md): how signing secrets are stored and which addresses endpoints may reach. */
+  webhooks: z
+    .object({
+      /** 32 bytes as base64 (`openssl rand -base64 32`) sealing the stored signing secrets; unset: stored as they are. */
+      secretKey: z.preprocess(
+        blankAsUnset,
+        z
+          .string()
+          .refine((key) => Buffer.from(key, 'base64').length === 32, 'must be 32 bytes as base64 (e.g. `openssl rand -base64 32`)')
+          .optional(),
+      ),
+      /** Let endpoints reach loopback and private ranges (never link-local): for receivers inside the cluster. */
+      allowPrivateNetworks: z.preprocess(
+        blankAsUnset,
+        z.union([z.boolean(), z.enum(['true', 'false', 'on', 'off']).transform((v) => v === 'true' || v === 'on')]).default(false),
+      ),
+    })
+    .prefault({}),
   engine: engineConfigSchema.prefault({}),
   /** The Kubernetes operator, `orca operator` (docs/operator.md); its port is http.port. */
   operator: z

@@ -6,6 +6,7 @@ import type { AgentService } from './agents/types.ts';
 import type { AuthKind } from './plugins/auth.ts';
 import type { PlatformApps } from './platform/index.ts';
 import type { OrcaMetrics } from './metrics/orca-metrics.ts';
+import type { WebhookEndpoints } from './webhooks/endpoints.ts';
 
 export interface Identity {
   /**
@@ -46,6 +47,8 @@ export interface ApiContext {
   mailbox: Mailbox;
   /** Apps registered on an account and their tokens (api/platform/). */
   platformApps: PlatformApps;
+  /** The account's webhook endpoints and their delivery log (api/webhooks/). */
+  webhooks: WebhookEndpoints;
   config: ApiConfig;
   /** Absent when metrics are off (ORCA_METRICS=off): no /metrics route, nothing timed. */
   metrics?: OrcaMetrics;

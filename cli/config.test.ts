@@ -40,6 +40,8 @@ describe('loadConfig', () => {
       ORCA_RATE_LIMIT_BURST: '10',
       ORCA_METRICS: 'off',
       ORCA_MCP_ALLOWED_ORIGINS: 'https://app.example.com, http://localhost:5173',
+      ORCA_WEBHOOK_SECRET_KEY: 'AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=',
+      ORCA_WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
       ORCA_URL: 'http://orca-api.orca:8080',
       ORCA_OPERATOR_WATCH_NAMESPACE: 'models',
       ORCA_OPERATOR_LEASE_NAMESPACE: 'orca',
@@ -54,6 +56,7 @@ describe('loadConfig', () => {
         rateLimit: { perSecond: 5, burst: 10 },
         metrics: { enabled: false },
         mcp: { allowedOrigins: ['https://app.example.com', 'http://localhost:5173'] },
+        webhooks: { secretKey: 'AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=', allowPrivateNetworks: true },
         operator: { orcaUrl: 'http://orca-api.orca:8080', watchNamespace: 'models', leaseNamespace: 'orca', identity: 'orca-operator-7d9f', resyncSeconds: 60 },
         engine: {
           databaseUrl: 'postgres://db/orca',
@@ -89,6 +92,8 @@ describe('loadConfig', () => {
       PORT: '70000',
       ORCA_URL: 'ftp://orca',
       ORCA_OPERATOR_RESYNC_SECONDS: '0',
+      ORCA_WEBHOOK_SECRET_KEY: 'c2hvcnQ=',
+      ORCA_WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'maybe',
     });
     expect(loaded.ok).toBe(false);
     if (loaded.ok) return;
@@ -102,9 +107,11 @@ describe('loadConfig', () => {
         expect.stringMatching(/^PORT: /),
         expect.stringMatching(/^ORCA_URL: /),
         expect.stringMatching(/^ORCA_OPERATOR_RESYNC_SECONDS: /),
+        expect.stringMatching(/^ORCA_WEBHOOK_SECRET_KEY: must be 32 bytes as base64/),
+        expect.stringMatching(/^ORCA_WEBHOOK_ALLOW_PRIVATE_NETWORKS: /),
       ]),
     );
-    expect(loaded.errors).toHaveLength(8);
+    expect(loaded.errors).toHaveLength(10);
   });
 
   it('takes ORCA_METRICS on or off (default on), and names any other value', () => {

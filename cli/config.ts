@@ -27,6 +27,8 @@ export const ENVIRONMENT = {
   ORCA_RATE_LIMIT_BURST: ['rateLimit', 'burst'],
   ORCA_METRICS: ['metrics', 'enabled'],
   ORCA_MCP_ALLOWED_ORIGINS: ['mcp', 'allowedOrigins'],
+  ORCA_WEBHOOK_SECRET_KEY: ['webhooks', 'secretKey'],
+  ORCA_WEBHOOK_ALLOW_PRIVATE_NETWORKS: ['webhooks', 'allowPrivateNetworks'],
   ORCA_URL: ['operator', 'orcaUrl'],
   ORCA_OPERATOR_WATCH_NAMESPACE: ['operator', 'watchNamespace'],
   ORCA_OPERATOR_LEASE_NAMESPACE: ['operator', 'leaseNamespace'],

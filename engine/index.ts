@@ -22,6 +22,8 @@ export {
   pendingMigrations,
   platformAppsRepository,
   StoreUnavailableError,
+  WEBHOOK_EVENT_TYPES,
+  webhookEventId,
 } from './store/index.ts';
 export type {
   AgentRow,
@@ -44,6 +46,9 @@ export type {
   ProcessVersionSummary,
   Store,
   TaskRecord,
+  WebhookDeliveryRow,
+  WebhookEndpointRow,
+  WebhookEventType,
 } from './store/index.ts';
 
 export { offerOf } from './queue/index.ts';

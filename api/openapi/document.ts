@@ -6,6 +6,7 @@
 // route charges and opt-in extensions (DESIGN §6) are marked, the
 // Idempotency-Key header of the routes that take it included.
 import { z } from 'zod';
+import { EVENT_DATA, eventPayloadSchema } from '../webhooks/event-payloads.ts';
 import { IDEMPOTENCY_HEADER, IDEMPOTENCY_KEY_PATTERN, MAX_IDEMPOTENCY_KEY_LENGTH } from '../services/idempotency.ts';
 import { routes, type RouteSpec } from './route.ts';
 
@@ -340,6 +341,39 @@ export function buildOpenApiDocument(options: DocumentOptions = {}): Json {
     ...(options.serverUrl ? { servers: [{ url: options.serverUrl }] } : {}),
     tags: [...tags].sort().map((name) => ({ name, ...(TAG_DESCRIPTIONS[name] ? { description: TAG_DESCRIPTIONS[name] } : {}) })),
     paths,
+    webhooks: webhookEvents(collector),
     components: { schemas: collector.components, securitySchemes },
   };
+}
+
+const SIGNATURE_HEADERS = [
+  { name: 'webhook-id', description: 'The event id: the same on every attempt and for every endpoint. Deduplicate on it.' },
+  { name: 'webhook-timestamp', description: 'When this attempt was signed, Unix seconds.' },
+  {
+    name: 'webhook-signature',
+    description:
+      'Space-separated `v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<body>">`, one per live signing secret (two during the 24 hours after a rotation).',
+  },
+];
+
+/** The events an endpoint is sent (OpenAPI 3.1 `webhooks`), one POST each, signed the Standard Webhooks way (docs/webhooks.md). */
+function webhookEvents(collector: SchemaCollector): Json {
+  const events: Json = {};
+  for (const [type, { when }] of Object.entries(EVENT_DATA)) {
+    const name = `WebhookEvent_${type.replace(/\./g, '_')}`;
+    events[type] = {
+      post: {
+        operationId: name,
+        summary: `${when} POSTed to each enabled endpoint subscribed to \`${type}\`.`,
+        tags: ['webhooks'],
+        parameters: SIGNATURE_HEADERS.map((h) => ({ in: 'header', required: true, schema: { type: 'string' }, ...h })),
+        requestBody: {
+          required: true,
+          content: { 'application/json': { schema: collector.convert(eventPayloadSchema(type as keyof typeof EVENT_DATA), 'output', name) } },
+        },
+        responses: { '2XX': { description: 'Received. Anything else, or no answer within 15 s, is a failed attempt, retried.' } },
+      },
+    };
+  }
+  return events;
 }

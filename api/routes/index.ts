@@ -18,6 +18,7 @@ import { register as processInstances } from './process-instances.ts';
 import { register as root } from './root.ts';
 import { register as tasks } from './tasks.ts';
 import { register as ui } from './ui.ts';
+import { register as webhooks } from './webhooks.ts';
 
 export type RegisterRoutes = (app: FastifyInstance, ctx: ApiContext) => Promise<void>;
 
@@ -34,6 +35,7 @@ export const routeFamilies: RegisterRoutes[] = [
   completedTasks,
   decisions,
   mailbox,
+  webhooks,
   platform,
   graphql,
   openapi,

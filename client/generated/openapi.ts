@@ -689,6 +689,145 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/v1/webhooks': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The account's webhook endpoints, oldest first (without their secrets). */
+    get: operations['getWebhooks'];
+    put?: never;
+    /** Create a webhook endpoint: the URL deliveries are POSTed to and the event types it wants. The answer carries its signing secret, shown only here (and on rotation). A URL resolving to a loopback, private, link-local or other reserved address is refused. An account has at most 20 endpoints (409 beyond). */
+    post: operations['postWebhooks'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/webhooks/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** One webhook endpoint (without its secret). */
+    get: operations['getWebhooksById'];
+    put?: never;
+    post?: never;
+    /** Delete an endpoint and its delivery log; nothing more is sent to it. */
+    delete: operations['deleteWebhooksById'];
+    options?: never;
+    head?: never;
+    /** Change the URL, the event types or the description of an endpoint (the fields given). A new URL is checked as on creation. */
+    patch: operations['patchWebhooksById'];
+    trace?: never;
+  };
+  '/api/v1/webhooks/{id}/deliveries': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The endpoint's deliveries, newest first: status, attempts, the last response code or error, and every attempt with its time and duration. */
+    get: operations['getWebhooksByIdDeliveries'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/webhooks/{id}/deliveries/{deliveryId}/redeliver': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Send a delivery again, with the same webhook-id: it becomes pending and due now (one more attempt, then retries as its schedule stands). 409 while the endpoint is disabled or while the delivery is being sent. */
+    post: operations['postWebhooksByIdDeliveriesByDeliveryIdRedeliver'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/webhooks/{id}/disable': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Disable an endpoint: it is sent nothing until enabled again, and its pending deliveries are given up (failed; send one again after enabling). Its disabledReason says it was disabled through the API. */
+    post: operations['postWebhooksByIdDisable'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/webhooks/{id}/enable': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Enable an endpoint again (whoever disabled it, and why): it is sent the events that happen from now on. */
+    post: operations['postWebhooksByIdEnable'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/webhooks/{id}/rotate-secret': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Give the endpoint a new signing secret, shown only in this answer. The previous one keeps signing beside it for 24 hours (each delivery carries both signatures), so the receiver can switch without a gap. */
+    post: operations['postWebhooksByIdRotateSecret'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/webhooks/{id}/test': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Send the endpoint a `webhook.test` event (whatever it is subscribed to); the answer is its delivery, to follow in the delivery log. 409 while the endpoint is disabled. */
+    post: operations['postWebhooksByIdTest'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/healthz': {
     parameters: {
       query?: never;
@@ -741,7 +880,178 @@ export interface paths {
     trace?: never;
   };
 }
-export type webhooks = Record<string, never>;
+export interface webhooks {
+  'credits.low': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** A charge took the balance under the low-balance threshold. POSTed to each enabled endpoint subscribed to `credits.low`. */
+    post: operations['WebhookEvent_credits_low'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'deployment.created': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** A deploy added at least one version (the same XML again sends nothing). POSTed to each enabled endpoint subscribed to `deployment.created`. */
+    post: operations['WebhookEvent_deployment_created'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'incident.closed': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** An incident was resolved through the API. POSTed to each enabled endpoint subscribed to `incident.closed`. */
+    post: operations['WebhookEvent_incident_closed'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'incident.created': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** An incident was raised. POSTed to each enabled endpoint subscribed to `incident.created`. */
+    post: operations['WebhookEvent_incident_created'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'process_instance.canceled': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** An instance was canceled. POSTed to each enabled endpoint subscribed to `process_instance.canceled`. */
+    post: operations['WebhookEvent_process_instance_canceled'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'process_instance.completed': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** An instance completed. POSTed to each enabled endpoint subscribed to `process_instance.completed`. */
+    post: operations['WebhookEvent_process_instance_completed'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'process_instance.incident': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** An instance entered INCIDENT: it got an incident while it had none open. POSTed to each enabled endpoint subscribed to `process_instance.incident`. */
+    post: operations['WebhookEvent_process_instance_incident'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'user_task.completed': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** A human task was completed. POSTed to each enabled endpoint subscribed to `user_task.completed`. */
+    post: operations['WebhookEvent_user_task_completed'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'user_task.created': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** A human task is waiting. POSTed to each enabled endpoint subscribed to `user_task.created`. */
+    post: operations['WebhookEvent_user_task_created'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'webhook.test': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Sent only by POST /api/v1/webhooks/{id}/test. POSTed to each enabled endpoint subscribed to `webhook.test`. */
+    post: operations['WebhookEvent_webhook_test'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+}
 export interface components {
   schemas: {
     /** @description RFC 9457 problem details (application/problem+json). */
@@ -4276,6 +4586,981 @@ export interface operations {
       };
     };
   };
+  getWebhooks: {
+    parameters: {
+      query?: {
+        /** @description The nextCursor of the previous page. */
+        cursor?: string;
+        /** @description Items per page, 1..1000 (default 50). */
+        limit?: number;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            items: {
+              createdAt: string;
+              description: string;
+              /** @description Why the endpoint is disabled (by its owner, a 410 Gone answer, days of failed deliveries); null while enabled. */
+              disabledReason: string | null;
+              events: string[];
+              /** @description When its current run of failed deliveries began; null while its last attempt succeeded. */
+              failingSince: string | null;
+              /** @description The endpoint id (ep_ and 24 hex digits). */
+              id: string;
+              /** @description After a rotation, until when the previous secret still signs beside the current one (two signatures per delivery); null otherwise. */
+              previousSecretExpiresAt: string | null;
+              /**
+               * @description Only enabled endpoints are sent events; events that happen while one is disabled are not kept for it.
+               * @enum {string}
+               */
+              status: 'enabled' | 'disabled';
+              updatedAt: string;
+              url: string;
+            }[];
+            nextCursor: string | null;
+          };
+        };
+      };
+      /** @description Invalid input; `errors` lists each failing field. Every string refuses NUL and lone UTF-16 surrogates; variables nest at most 64 levels; ids are at most 255 characters (the limits: docs/api.md). */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Missing, unknown, retired or expired credential; `WWW-Authenticate` names the ways to send one. */
+      401: {
+        headers: {
+          /** @description The ways to authenticate (RFC 9110 §11.6.1), e.g. `Bearer realm="orca", ApiKey realm="orca", header="X-API-Key"`. */
+          'WWW-Authenticate'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Rate limited; retry after `Retry-After` seconds. */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying. */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  postWebhooks: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /** @description A note for people. */
+          description?: string;
+          /** @description The event types the endpoint is sent (a repeated one counts once). */
+          events: string[];
+          /** @description Where deliveries are POSTed: an absolute http(s) URL without credentials, at most 2048 characters, not resolving to a loopback, private, link-local or other reserved address (see docs/webhooks.md). */
+          url: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Success. */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            createdAt: string;
+            description: string;
+            /** @description Why the endpoint is disabled (by its owner, a 410 Gone answer, days of failed deliveries); null while enabled. */
+            disabledReason: string | null;
+            events: string[];
+            /** @description When its current run of failed deliveries began; null while its last attempt succeeded. */
+            failingSince: string | null;
+            /** @description The endpoint id (ep_ and 24 hex digits). */
+            id: string;
+            /** @description After a rotation, until when the previous secret still signs beside the current one (two signatures per delivery); null otherwise. */
+            previousSecretExpiresAt: string | null;
+            /** @description The signing secret (whsec_…), shown only in this answer. Verify deliveries with it (Standard Webhooks). */
+            secret: string;
+            /**
+             * @description Only enabled endpoints are sent events; events that happen while one is disabled are not kept for it.
+             * @enum {string}
+             */
+            status: 'enabled' | 'disabled';
+            updatedAt: string;
+            url: string;
+          };
+        };
+      };
+      /** @description Invalid input; `errors` lists each failing field. Every string refuses NUL and lone UTF-16 surrogates; variables nest at most 64 levels; ids are at most 255 characters (the limits: docs/api.md). */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Missing, unknown, retired or expired credential; `WWW-Authenticate` names the ways to send one. */
+      401: {
+        headers: {
+          /** @description The ways to authenticate (RFC 9110 §11.6.1), e.g. `Bearer realm="orca", ApiKey realm="orca", header="X-API-Key"`. */
+          'WWW-Authenticate'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Wrong state for this action. */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Request body too large. */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Rate limited; retry after `Retry-After` seconds. */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying. */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  getWebhooksById: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            createdAt: string;
+            description: string;
+            /** @description Why the endpoint is disabled (by its owner, a 410 Gone answer, days of failed deliveries); null while enabled. */
+            disabledReason: string | null;
+            events: string[];
+            /** @description When its current run of failed deliveries began; null while its last attempt succeeded. */
+            failingSince: string | null;
+            /** @description The endpoint id (ep_ and 24 hex digits). */
+            id: string;
+            /** @description After a rotation, until when the previous secret still signs beside the current one (two signatures per delivery); null otherwise. */
+            previousSecretExpiresAt: string | null;
+            /**
+             * @description Only enabled endpoints are sent events; events that happen while one is disabled are not kept for it.
+             * @enum {string}
+             */
+            status: 'enabled' | 'disabled';
+            updatedAt: string;
+            url: string;
+          };
+        };
+      };
+      /** @description Invalid input; `errors` lists each failing field. Every string refuses NUL and lone UTF-16 surrogates; variables nest at most 64 levels; ids are at most 255 characters (the limits: docs/api.md). */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Missing, unknown, retired or expired credential; `WWW-Authenticate` names the ways to send one. */
+      401: {
+        headers: {
+          /** @description The ways to authenticate (RFC 9110 §11.6.1), e.g. `Bearer realm="orca", ApiKey realm="orca", header="X-API-Key"`. */
+          'WWW-Authenticate'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Not found (or not yours). */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Rate limited; retry after `Retry-After` seconds. */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying. */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  deleteWebhooksById: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Deleted. */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Invalid input; `errors` lists each failing field. Every string refuses NUL and lone UTF-16 surrogates; variables nest at most 64 levels; ids are at most 255 characters (the limits: docs/api.md). */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Missing, unknown, retired or expired credential; `WWW-Authenticate` names the ways to send one. */
+      401: {
+        headers: {
+          /** @description The ways to authenticate (RFC 9110 §11.6.1), e.g. `Bearer realm="orca", ApiKey realm="orca", header="X-API-Key"`. */
+          'WWW-Authenticate'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Not found (or not yours). */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Rate limited; retry after `Retry-After` seconds. */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying. */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  patchWebhooksById: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /** @description A note for people. */
+          description?: string;
+          /** @description The event types the endpoint is sent (a repeated one counts once). */
+          events?: string[];
+          /** @description Where deliveries are POSTed: an absolute http(s) URL without credentials, at most 2048 characters, not resolving to a loopback, private, link-local or other reserved address (see docs/webhooks.md). */
+          url?: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Success. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            createdAt: string;
+            description: string;
+            /** @description Why the endpoint is disabled (by its owner, a 410 Gone answer, days of failed deliveries); null while enabled. */
+            disabledReason: string | null;
+            events: string[];
+            /** @description When its current run of failed deliveries began; null while its last attempt succeeded. */
+            failingSince: string | null;
+            /** @description The endpoint id (ep_ and 24 hex digits). */
+            id: string;
+            /** @description After a rotation, until when the previous secret still signs beside the current one (two signatures per delivery); null otherwise. */
+            previousSecretExpiresAt: string | null;
+            /**
+             * @description Only enabled endpoints are sent events; events that happen while one is disabled are not kept for it.
+             * @enum {string}
+             */
+            status: 'enabled' | 'disabled';
+            updatedAt: string;
+            url: string;
+          };
+        };
+      };
+      /** @description Invalid input; `errors` lists each failing field. Every string refuses NUL and lone UTF-16 surrogates; variables nest at most 64 levels; ids are at most 255 characters (the limits: docs/api.md). */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Missing, unknown, retired or expired credential; `WWW-Authenticate` names the ways to send one. */
+      401: {
+        headers: {
+          /** @description The ways to authenticate (RFC 9110 §11.6.1), e.g. `Bearer realm="orca", ApiKey realm="orca", header="X-API-Key"`. */
+          'WWW-Authenticate'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Not found (or not yours). */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Request body too large. */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Rate limited; retry after `Retry-After` seconds. */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying. */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  getWebhooksByIdDeliveries: {
+    parameters: {
+      query?: {
+        /** @description The nextCursor of the previous page. */
+        cursor?: string;
+        /** @description Items per page, 1..1000 (default 50). */
+        limit?: number;
+      };
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            items: {
+              attempts: number;
+              createdAt: string;
+              deliveredAt: string | null;
+              endpointId: string;
+              /** @description The webhook-id header: the same on every attempt, and for every endpoint the event went to. */
+              eventId: string;
+              /** @description The delivery id (digits). */
+              id: string;
+              lastError: string | null;
+              /** @description The receiver's last status code; null when it did not answer (see lastError). */
+              lastStatusCode: number | null;
+              /** @description Every attempt, oldest first. */
+              log: {
+                at: string;
+                durationMs: number;
+                error?: string;
+                statusCode?: number;
+              }[];
+              /** @description When the next attempt is due; null unless pending. */
+              nextAttemptAt: string | null;
+              /** @description The body sent. */
+              payload: {
+                data: {
+                  [key: string]: unknown;
+                };
+                timestamp: string;
+                type: string;
+              };
+              /** @enum {string} */
+              status: 'pending' | 'delivered' | 'failed';
+              type: string;
+            }[];
+            nextCursor: string | null;
+          };
+        };
+      };
+      /** @description Invalid input; `errors` lists each failing field. Every string refuses NUL and lone UTF-16 surrogates; variables nest at most 64 levels; ids are at most 255 characters (the limits: docs/api.md). */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Missing, unknown, retired or expired credential; `WWW-Authenticate` names the ways to send one. */
+      401: {
+        headers: {
+          /** @description The ways to authenticate (RFC 9110 §11.6.1), e.g. `Bearer realm="orca", ApiKey realm="orca", header="X-API-Key"`. */
+          'WWW-Authenticate'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Not found (or not yours). */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Rate limited; retry after `Retry-After` seconds. */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying. */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  postWebhooksByIdDeliveriesByDeliveryIdRedeliver: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        deliveryId: string;
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success. */
+      202: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            attempts: number;
+            createdAt: string;
+            deliveredAt: string | null;
+            endpointId: string;
+            /** @description The webhook-id header: the same on every attempt, and for every endpoint the event went to. */
+            eventId: string;
+            /** @description The delivery id (digits). */
+            id: string;
+            lastError: string | null;
+            /** @description The receiver's last status code; null when it did not answer (see lastError). */
+            lastStatusCode: number | null;
+            /** @description Every attempt, oldest first. */
+            log: {
+              at: string;
+              durationMs: number;
+              error?: string;
+              statusCode?: number;
+            }[];
+            /** @description When the next attempt is due; null unless pending. */
+            nextAttemptAt: string | null;
+            /** @description The body sent. */
+            payload: {
+              data: {
+                [key: string]: unknown;
+              };
+              timestamp: string;
+              type: string;
+            };
+            /** @enum {string} */
+            status: 'pending' | 'delivered' | 'failed';
+            type: string;
+          };
+        };
+      };
+      /** @description Invalid input; `errors` lists each failing field. Every string refuses NUL and lone UTF-16 surrogates; variables nest at most 64 levels; ids are at most 255 characters (the limits: docs/api.md). */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Missing, unknown, retired or expired credential; `WWW-Authenticate` names the ways to send one. */
+      401: {
+        headers: {
+          /** @description The ways to authenticate (RFC 9110 §11.6.1), e.g. `Bearer realm="orca", ApiKey realm="orca", header="X-API-Key"`. */
+          'WWW-Authenticate'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Not found (or not yours). */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Wrong state for this action. */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Rate limited; retry after `Retry-After` seconds. */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying. */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  postWebhooksByIdDisable: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            createdAt: string;
+            description: string;
+            /** @description Why the endpoint is disabled (by its owner, a 410 Gone answer, days of failed deliveries); null while enabled. */
+            disabledReason: string | null;
+            events: string[];
+            /** @description When its current run of failed deliveries began; null while its last attempt succeeded. */
+            failingSince: string | null;
+            /** @description The endpoint id (ep_ and 24 hex digits). */
+            id: string;
+            /** @description After a rotation, until when the previous secret still signs beside the current one (two signatures per delivery); null otherwise. */
+            previousSecretExpiresAt: string | null;
+            /**
+             * @description Only enabled endpoints are sent events; events that happen while one is disabled are not kept for it.
+             * @enum {string}
+             */
+            status: 'enabled' | 'disabled';
+            updatedAt: string;
+            url: string;
+          };
+        };
+      };
+      /** @description Invalid input; `errors` lists each failing field. Every string refuses NUL and lone UTF-16 surrogates; variables nest at most 64 levels; ids are at most 255 characters (the limits: docs/api.md). */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Missing, unknown, retired or expired credential; `WWW-Authenticate` names the ways to send one. */
+      401: {
+        headers: {
+          /** @description The ways to authenticate (RFC 9110 §11.6.1), e.g. `Bearer realm="orca", ApiKey realm="orca", header="X-API-Key"`. */
+          'WWW-Authenticate'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Not found (or not yours). */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Rate limited; retry after `Retry-After` seconds. */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying. */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  postWebhooksByIdEnable: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            createdAt: string;
+            description: string;
+            /** @description Why the endpoint is disabled (by its owner, a 410 Gone answer, days of failed deliveries); null while enabled. */
+            disabledReason: string | null;
+            events: string[];
+            /** @description When its current run of failed deliveries began; null while its last attempt succeeded. */
+            failingSince: string | null;
+            /** @description The endpoint id (ep_ and 24 hex digits). */
+            id: string;
+            /** @description After a rotation, until when the previous secret still signs beside the current one (two signatures per delivery); null otherwise. */
+            previousSecretExpiresAt: string | null;
+            /**
+             * @description Only enabled endpoints are sent events; events that happen while one is disabled are not kept for it.
+             * @enum {string}
+             */
+            status: 'enabled' | 'disabled';
+            updatedAt: string;
+            url: string;
+          };
+        };
+      };
+      /** @description Invalid input; `errors` lists each failing field. Every string refuses NUL and lone UTF-16 surrogates; variables nest at most 64 levels; ids are at most 255 characters (the limits: docs/api.md). */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Missing, unknown, retired or expired credential; `WWW-Authenticate` names the ways to send one. */
+      401: {
+        headers: {
+          /** @description The ways to authenticate (RFC 9110 §11.6.1), e.g. `Bearer realm="orca", ApiKey realm="orca", header="X-API-Key"`. */
+          'WWW-Authenticate'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Not found (or not yours). */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Rate limited; retry after `Retry-After` seconds. */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying. */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  postWebhooksByIdRotateSecret: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            createdAt: string;
+            description: string;
+            /** @description Why the endpoint is disabled (by its owner, a 410 Gone answer, days of failed deliveries); null while enabled. */
+            disabledReason: string | null;
+            events: string[];
+            /** @description When its current run of failed deliveries began; null while its last attempt succeeded. */
+            failingSince: string | null;
+            /** @description The endpoint id (ep_ and 24 hex digits). */
+            id: string;
+            /** @description After a rotation, until when the previous secret still signs beside the current one (two signatures per delivery); null otherwise. */
+            previousSecretExpiresAt: string | null;
+            /** @description The signing secret (whsec_…), shown only in this answer. Verify deliveries with it (Standard Webhooks). */
+            secret: string;
+            /**
+             * @description Only enabled endpoints are sent events; events that happen while one is disabled are not kept for it.
+             * @enum {string}
+             */
+            status: 'enabled' | 'disabled';
+            updatedAt: string;
+            url: string;
+          };
+        };
+      };
+      /** @description Invalid input; `errors` lists each failing field. Every string refuses NUL and lone UTF-16 surrogates; variables nest at most 64 levels; ids are at most 255 characters (the limits: docs/api.md). */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Missing, unknown, retired or expired credential; `WWW-Authenticate` names the ways to send one. */
+      401: {
+        headers: {
+          /** @description The ways to authenticate (RFC 9110 §11.6.1), e.g. `Bearer realm="orca", ApiKey realm="orca", header="X-API-Key"`. */
+          'WWW-Authenticate'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Not found (or not yours). */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Rate limited; retry after `Retry-After` seconds. */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying. */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  postWebhooksByIdTest: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success. */
+      202: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            attempts: number;
+            createdAt: string;
+            deliveredAt: string | null;
+            endpointId: string;
+            /** @description The webhook-id header: the same on every attempt, and for every endpoint the event went to. */
+            eventId: string;
+            /** @description The delivery id (digits). */
+            id: string;
+            lastError: string | null;
+            /** @description The receiver's last status code; null when it did not answer (see lastError). */
+            lastStatusCode: number | null;
+            /** @description Every attempt, oldest first. */
+            log: {
+              at: string;
+              durationMs: number;
+              error?: string;
+              statusCode?: number;
+            }[];
+            /** @description When the next attempt is due; null unless pending. */
+            nextAttemptAt: string | null;
+            /** @description The body sent. */
+            payload: {
+              data: {
+                [key: string]: unknown;
+              };
+              timestamp: string;
+              type: string;
+            };
+            /** @enum {string} */
+            status: 'pending' | 'delivered' | 'failed';
+            type: string;
+          };
+        };
+      };
+      /** @description Invalid input; `errors` lists each failing field. Every string refuses NUL and lone UTF-16 surrogates; variables nest at most 64 levels; ids are at most 255 characters (the limits: docs/api.md). */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Missing, unknown, retired or expired credential; `WWW-Authenticate` names the ways to send one. */
+      401: {
+        headers: {
+          /** @description The ways to authenticate (RFC 9110 §11.6.1), e.g. `Bearer realm="orca", ApiKey realm="orca", header="X-API-Key"`. */
+          'WWW-Authenticate'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Not found (or not yours). */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Wrong state for this action. */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Rate limited; retry after `Retry-After` seconds. */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying. */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
   getHealthz: {
     parameters: {
       query?: never;
@@ -4372,6 +5657,421 @@ export interface operations {
         content: {
           'application/problem+json': components['schemas']['Problem'];
         };
+      };
+    };
+  };
+  WebhookEvent_credits_low: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description The event id: the same on every attempt and for every endpoint. Deduplicate on it. */
+        'webhook-id': string;
+        /** @description Space-separated `v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<body>">`, one per live signing secret (two during the 24 hours after a rotation). */
+        'webhook-signature': string;
+        /** @description When this attempt was signed, Unix seconds. */
+        'webhook-timestamp': string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          data: {
+            balance: number;
+            threshold: number;
+          };
+          /** @description When the change happened (ISO 8601). */
+          timestamp: string;
+          /** @constant */
+          type: 'credits.low';
+        };
+      };
+    };
+    responses: {
+      /** @description Received. Anything else, or no answer within 15 s, is a failed attempt, retried. */
+      '2XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  WebhookEvent_deployment_created: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description The event id: the same on every attempt and for every endpoint. Deduplicate on it. */
+        'webhook-id': string;
+        /** @description Space-separated `v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<body>">`, one per live signing secret (two during the 24 hours after a rotation). */
+        'webhook-signature': string;
+        /** @description When this attempt was signed, Unix seconds. */
+        'webhook-timestamp': string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          data: {
+            /** @description What the deploy answer names the deployment by: its first process's or decision's id. */
+            deploymentId: string;
+            /** @description The versions this deploy added. */
+            resources: {
+              id: string;
+              /** @enum {string} */
+              kind: 'process' | 'decision';
+              resourceName: string;
+              version: number;
+            }[];
+          };
+          /** @description When the change happened (ISO 8601). */
+          timestamp: string;
+          /** @constant */
+          type: 'deployment.created';
+        };
+      };
+    };
+    responses: {
+      /** @description Received. Anything else, or no answer within 15 s, is a failed attempt, retried. */
+      '2XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  WebhookEvent_incident_closed: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description The event id: the same on every attempt and for every endpoint. Deduplicate on it. */
+        'webhook-id': string;
+        /** @description Space-separated `v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<body>">`, one per live signing secret (two during the 24 hours after a rotation). */
+        'webhook-signature': string;
+        /** @description When this attempt was signed, Unix seconds. */
+        'webhook-timestamp': string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          data: {
+            bpmnProcessId: string;
+            /** @description The incident key (a decimal string). */
+            incidentKey: string;
+            /** @description The process instance key (a decimal string). */
+            processInstanceKey: string;
+          };
+          /** @description When the change happened (ISO 8601). */
+          timestamp: string;
+          /** @constant */
+          type: 'incident.closed';
+        };
+      };
+    };
+    responses: {
+      /** @description Received. Anything else, or no answer within 15 s, is a failed attempt, retried. */
+      '2XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  WebhookEvent_incident_created: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description The event id: the same on every attempt and for every endpoint. Deduplicate on it. */
+        'webhook-id': string;
+        /** @description Space-separated `v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<body>">`, one per live signing secret (two during the 24 hours after a rotation). */
+        'webhook-signature': string;
+        /** @description When this attempt was signed, Unix seconds. */
+        'webhook-timestamp': string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          data: {
+            bpmnProcessId: string;
+            elementId: string;
+            /** @description The incident key (a decimal string). */
+            incidentKey: string;
+            /** @description The job that ran out of retries; null for other incidents. */
+            jobKey: string | null;
+            message: string;
+            /** @description The process instance key (a decimal string). */
+            processInstanceKey: string;
+            /** @description The incident type, as GET /api/v1/incidents shows it. */
+            type: string;
+          };
+          /** @description When the change happened (ISO 8601). */
+          timestamp: string;
+          /** @constant */
+          type: 'incident.created';
+        };
+      };
+    };
+    responses: {
+      /** @description Received. Anything else, or no answer within 15 s, is a failed attempt, retried. */
+      '2XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  WebhookEvent_process_instance_canceled: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description The event id: the same on every attempt and for every endpoint. Deduplicate on it. */
+        'webhook-id': string;
+        /** @description Space-separated `v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<body>">`, one per live signing secret (two during the 24 hours after a rotation). */
+        'webhook-signature': string;
+        /** @description When this attempt was signed, Unix seconds. */
+        'webhook-timestamp': string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          data: {
+            bpmnProcessId: string;
+            /** @description The process instance key (a decimal string). */
+            processInstanceKey: string;
+            version: number;
+          };
+          /** @description When the change happened (ISO 8601). */
+          timestamp: string;
+          /** @constant */
+          type: 'process_instance.canceled';
+        };
+      };
+    };
+    responses: {
+      /** @description Received. Anything else, or no answer within 15 s, is a failed attempt, retried. */
+      '2XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  WebhookEvent_process_instance_completed: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description The event id: the same on every attempt and for every endpoint. Deduplicate on it. */
+        'webhook-id': string;
+        /** @description Space-separated `v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<body>">`, one per live signing secret (two during the 24 hours after a rotation). */
+        'webhook-signature': string;
+        /** @description When this attempt was signed, Unix seconds. */
+        'webhook-timestamp': string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          data: {
+            bpmnProcessId: string;
+            /** @description The process instance key (a decimal string). */
+            processInstanceKey: string;
+            version: number;
+          };
+          /** @description When the change happened (ISO 8601). */
+          timestamp: string;
+          /** @constant */
+          type: 'process_instance.completed';
+        };
+      };
+    };
+    responses: {
+      /** @description Received. Anything else, or no answer within 15 s, is a failed attempt, retried. */
+      '2XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  WebhookEvent_process_instance_incident: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description The event id: the same on every attempt and for every endpoint. Deduplicate on it. */
+        'webhook-id': string;
+        /** @description Space-separated `v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<body>">`, one per live signing secret (two during the 24 hours after a rotation). */
+        'webhook-signature': string;
+        /** @description When this attempt was signed, Unix seconds. */
+        'webhook-timestamp': string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          data: {
+            bpmnProcessId: string;
+            /** @description The incident that put it there key (a decimal string). */
+            incidentKey: string;
+            /** @description The process instance key (a decimal string). */
+            processInstanceKey: string;
+            version: number;
+          };
+          /** @description When the change happened (ISO 8601). */
+          timestamp: string;
+          /** @constant */
+          type: 'process_instance.incident';
+        };
+      };
+    };
+    responses: {
+      /** @description Received. Anything else, or no answer within 15 s, is a failed attempt, retried. */
+      '2XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  WebhookEvent_user_task_completed: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description The event id: the same on every attempt and for every endpoint. Deduplicate on it. */
+        'webhook-id': string;
+        /** @description Space-separated `v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<body>">`, one per live signing secret (two during the 24 hours after a rotation). */
+        'webhook-signature': string;
+        /** @description When this attempt was signed, Unix seconds. */
+        'webhook-timestamp': string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          data: {
+            bpmnProcessId: string;
+            elementId: string;
+            /** @description The process instance key (a decimal string). */
+            processInstanceKey: string;
+            /** @description The task id (its job key). */
+            taskId: string;
+          };
+          /** @description When the change happened (ISO 8601). */
+          timestamp: string;
+          /** @constant */
+          type: 'user_task.completed';
+        };
+      };
+    };
+    responses: {
+      /** @description Received. Anything else, or no answer within 15 s, is a failed attempt, retried. */
+      '2XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  WebhookEvent_user_task_created: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description The event id: the same on every attempt and for every endpoint. Deduplicate on it. */
+        'webhook-id': string;
+        /** @description Space-separated `v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<body>">`, one per live signing secret (two during the 24 hours after a rotation). */
+        'webhook-signature': string;
+        /** @description When this attempt was signed, Unix seconds. */
+        'webhook-timestamp': string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          data: {
+            bpmnProcessId: string;
+            elementId: string;
+            /** @description The process instance key (a decimal string). */
+            processInstanceKey: string;
+            /** @description The task id (its job key). */
+            taskId: string;
+          };
+          /** @description When the change happened (ISO 8601). */
+          timestamp: string;
+          /** @constant */
+          type: 'user_task.created';
+        };
+      };
+    };
+    responses: {
+      /** @description Received. Anything else, or no answer within 15 s, is a failed attempt, retried. */
+      '2XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  WebhookEvent_webhook_test: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description The event id: the same on every attempt and for every endpoint. Deduplicate on it. */
+        'webhook-id': string;
+        /** @description Space-separated `v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<body>">`, one per live signing secret (two during the 24 hours after a rotation). */
+        'webhook-signature': string;
+        /** @description When this attempt was signed, Unix seconds. */
+        'webhook-timestamp': string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          data: {
+            endpointId: string;
+          };
+          /** @description When the change happened (ISO 8601). */
+          timestamp: string;
+          /** @constant */
+          type: 'webhook.test';
+        };
+      };
+    };
+    responses: {
+      /** @description Received. Anything else, or no answer within 15 s, is a failed attempt, retried. */
+      '2XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
       };
     };
   };

@@ -50,6 +50,7 @@ function deployResult({ id, ...rest }: Deployed): DeployDecisionResult {
 export function decisionsRepository(db: Db) {
   const versioned = versionedResources(db, {
     idKey: 'decisionId',
+    kind: 'decision',
     heads: decisions,
     versions: decisionVersions,
     summary: {

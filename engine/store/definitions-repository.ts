@@ -50,6 +50,7 @@ function deployResult({ id, ...rest }: Deployed): DeployResult {
 export function definitionsRepository(db: Db) {
   const processes = versionedResources(db, {
     idKey: 'bpmnProcessId',
+    kind: 'process',
     heads: definitions,
     versions: definitionVersions,
     summary: {

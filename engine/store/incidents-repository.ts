@@ -1,7 +1,8 @@
 // Incidents as the API sees them: list, get, and resolve. Resolving (PATCH
 // on an incident) closes the record only — the instance stays INCIDENT and
 // its document is untouched (SPEC.md "States and transitions"), which is why
-// this is the one runtime table the API writes directly. The engine counts
+// this is the one runtime table the API writes directly (with the
+// incident.closed webhook event, in the same transaction). The engine counts
 // the open ones of the partitions a shard leads, for the metrics.
 import { and, asc, count, eq, gt, inArray, sql, type SQL } from 'drizzle-orm';
 import { clampLimit, decodeCursor, isKey, toPage, type Page, type PageRequest } from './cursor.ts';
@@ -9,6 +10,7 @@ import type { Db } from './db.ts';
 import { guarded } from './errors.ts';
 import { incidents } from './schema.ts';
 import { assertAccount } from './tenancy.ts';
+import { enqueueWebhookEvents, webhookEventId, type WebhookEvent } from './webhook-outbox.ts';
 
 export type IncidentRecord = Omit<typeof incidents.$inferSelect, 'partition'>;
 
@@ -34,6 +36,16 @@ const columns = {
   createdAt: incidents.createdAt,
   resolvedAt: incidents.resolvedAt,
 };
+
+function incidentClosedEvent(incident: IncidentRecord): WebhookEvent {
+  return {
+    id: webhookEventId('incident.closed', incident.key),
+    account: incident.account,
+    type: 'incident.closed',
+    timestamp: (incident.resolvedAt ?? new Date()).toISOString(),
+    data: { incidentKey: incident.key, processInstanceKey: incident.instanceKey, bpmnProcessId: incident.bpmnProcessId },
+  };
+}
 
 export function incidentsRepository(db: Db) {
   async function listIncidents(account: string, filter: IncidentFilter = {}): Promise<Page<IncidentRecord>> {
@@ -71,15 +83,23 @@ export function incidentsRepository(db: Db) {
     return row ?? null;
   }
 
-  /** Closes the incident record; null when the account has no such incident. Idempotent. */
+  /**
+   * Closes the incident record; null when the account has no such incident.
+   * Idempotent. The `incident.closed` webhook event is written in the same
+   * transaction, by the call that closed it only.
+   */
   async function resolveIncident(account: string, key: string): Promise<ResolveOutcome | null> {
     assertAccount(account);
     if (!isKey(key)) return null;
-    const [updated] = await db
-      .update(incidents)
-      .set({ state: 'RESOLVED', resolvedAt: sql`now()` })
-      .where(and(eq(incidents.account, account), eq(incidents.key, key), eq(incidents.state, 'OPEN')))
-      .returning(columns);
+    const updated = await db.transaction(async (tx) => {
+      const [closed] = await tx
+        .update(incidents)
+        .set({ state: 'RESOLVED', resolvedAt: sql`now()` })
+        .where(and(eq(incidents.account, account), eq(incidents.key, key), eq(incidents.state, 'OPEN')))
+        .returning(columns);
+      if (closed) await enqueueWebhookEvents(tx, [incidentClosedEvent(closed)]);
+      return closed;
+    });
     if (updated) return { status: 'resolved', incident: updated };
     const existing = await getIncident(account, key);
     return existing ? { status: 'already-resolved', incident: existing } : null;

@@ -24,6 +24,7 @@ import { platformAppsRepository } from './platform-apps-repository.ts';
 import { requestKeysRepository } from './request-keys-repository.ts';
 import { statisticsRepository } from './statistics-repository.ts';
 import { timersRepository } from './timers-repository.ts';
+import { webhooksRepository } from './webhooks-repository.ts';
 
 /** `writer` carries the batch commits (Database.writer); by default `db` does. */
 export function createStore(db: Db, writer: Db = db) {
@@ -50,6 +51,7 @@ export function createStore(db: Db, writer: Db = db) {
     platformApps: platformAppsRepository(db),
     ledger: ledgerRepository(db),
     mailOutbox: mailOutboxRepository(db),
+    webhooks: webhooksRepository(db),
     commitBatch: (batch: Batch) => commitBatch(writer, batch),
     commitBatches: (batches: readonly CommitInput[]) => commitBatches(writer, batches),
   };
@@ -91,4 +93,5 @@ export * from './statistics-repository.ts';
 export * from './tasks-repository.ts';
 export * from './timers-repository.ts';
 export * from './webhook-outbox.ts';
+export * from './webhooks-repository.ts';
 export * as schema from './schema.ts';

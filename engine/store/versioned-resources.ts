@@ -11,6 +11,7 @@ import { type AnyPgColumn, type PgTable } from 'drizzle-orm/pg-core';
 import { checksumOf, isChecksum } from './checksum.ts';
 import { clampLimit, decodeCursor, toPage, type PageRequest } from './cursor.ts';
 import type { Db } from './db.ts';
+import { enqueueDeploymentEvent, SUBSCRIBED_TO_DEPLOYMENTS, type DeployedKind } from './deployment-events.ts';
 import { transaction, type Statement, type Tx } from './statement.ts';
 import { assertAccount } from './tenancy.ts';
 
@@ -45,6 +46,8 @@ export interface VersionedTables<Id extends string, Summary extends SummaryColum
   summary: Summary;
   /** Further columns of the versions table a deploy writes, keyed as DeployInput.columns is (a decision's name). */
   extra?: Record<string, AnyPgColumn>;
+  /** What the deployment.created webhook event calls these resources. */
+  kind: DeployedKind;
 }
 
 export interface DeployInput {
@@ -106,21 +109,35 @@ export function versionedResources<Id extends string, Summary extends SummaryCol
     const order = prepared.map((_, i) => i).sort((a, b) => (prepared[a].id < prepared[b].id ? -1 : 1));
     const deployAll = async (tx: Tx) => {
       const results: Deployed[] = new Array(prepared.length);
-      for (const i of order) results[i] = await deployOne(tx, account, prepared[i]);
+      const webhooks = { subscribed: false };
+      for (const i of order) results[i] = await deployOne(tx, account, prepared[i], webhooks);
+      // The statements that add a version said whether an endpoint wants to hear of it: no statement more when none does.
+      if (webhooks.subscribed)
+        await enqueueDeploymentEvent(
+          tx,
+          account,
+          tables.kind,
+          results.map((r, i) => ({ ...r, resourceName: prepared[i].resourceName })),
+        );
       return results;
     };
     return tx ? deployAll(tx) : transaction(db, deployAll);
   }
 
-  async function deployOne(tx: Tx, account: string, input: DeployInput & { checksum: string }): Promise<Deployed> {
+  async function deployOne(tx: Tx, account: string, input: DeployInput & { checksum: string }, webhooks: { subscribed: boolean }): Promise<Deployed> {
     const { id, checksum } = input;
     const values = [account, id, checksum, input.resourceName, input.xml, ...statements.extra.map((key) => input.columns?.[key] ?? null)];
     // A resource deployed for the first time: its head and version 1 in one statement.
-    if ((await tx.run(statements.create, values)).length > 0) return { id, version: 1, checksum, isNew: true };
+    const [created] = await tx.run<{ notify: boolean }>(statements.create, values);
+    if (created) {
+      webhooks.subscribed ||= created.notify;
+      return { id, version: 1, checksum, isNew: true };
+    }
     // It has a head (or one being created waited for). Lock it; from here on, deploys of this resource wait for us.
     await tx.run(statements.lock, [account, id]);
     // A statement of its own after the lock, so it sees what the deploy we may have waited for committed.
-    const [written] = await tx.run<{ version: number; is_new: boolean }>(statements.write, values);
+    const [written] = await tx.run<{ version: number; is_new: boolean; notify: boolean }>(statements.write, values);
+    webhooks.subscribed ||= written.notify;
     return { id, version: written.version, checksum, isNew: written.is_new };
   }
 
@@ -227,7 +244,7 @@ function deployStatements(tables: VersionedTables<string, SummaryColumns>) {
   const extraParams = extra.map((_, i) => `, $${6 + i}`).join('');
   const insertVersion = (from: string, version: string) =>
     `insert into ${versions} (account, ${versionId}, version, resource_name, xml, checksum${extraColumns})
-     select $1, $2, ${version}, $4, $5, $3${extraParams} from ${from} returning version`;
+     select $1, $2, ${version}, $4, $5, $3${extraParams} from ${from} returning version, ${SUBSCRIBED_TO_DEPLOYMENTS} as notify`;
   const name = getTableName(tables.versions);
   return {
     extra,
@@ -248,7 +265,7 @@ function deployStatements(tables: VersionedTables<string, SummaryColumns>) {
              ), inserted as (
                ${insertVersion('bumped', 'bumped.latest_version')}
              )
-             select version, false as is_new from existing union all select version, true as is_new from inserted`,
+             select version, false as is_new, false as notify from existing union all select version, true as is_new, notify from inserted`,
     } satisfies Statement,
   };
 }

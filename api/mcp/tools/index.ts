@@ -8,6 +8,7 @@ import { jobTools } from './jobs.ts';
 import { mailboxTools } from './mailbox.ts';
 import { modelTools } from './models.ts';
 import { taskTools } from './tasks.ts';
+import { webhookTools } from './webhooks.ts';
 
 export const tools: readonly ToolSpec[] = [
   ...agentTools,
@@ -18,4 +19,5 @@ export const tools: readonly ToolSpec[] = [
   ...taskTools,
   ...decisionTools,
   ...mailboxTools,
+  ...webhookTools,
 ];

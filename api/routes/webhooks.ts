@@ -1,0 +1,258 @@
+// Webhook endpoints of an account (issue #19; SPEC.md names webhooks but
+// not their routes): create one with the events it wants and get its
+// signing secret once; list, read, change, disable and enable, delete;
+// rotate the secret; send a test event; read its delivery log and send a
+// delivery again. Authenticated by the account's API key like the rest of
+// /api/v1. The rules live in api/webhooks/endpoints.ts; docs/webhooks.md
+// describes the events, their payloads and how to verify a delivery.
+import { z } from 'zod';
+import { WEBHOOK_EVENT_TYPES } from '../../engine/index.ts';
+import { route } from '../openapi/route.ts';
+import { pageQuery, pageSchema } from '../services/pages.ts';
+import { endpointUrlSchema } from '../webhooks/endpoint-url.ts';
+import type { RegisterRoutes } from './index.ts';
+
+const TAGS = ['webhooks'];
+
+export const MAX_DESCRIPTION_LENGTH = 500;
+
+const eventTypeSchema = z
+  .string()
+  .superRefine((type, context) => {
+    if (!(WEBHOOK_EVENT_TYPES as readonly string[]).includes(type))
+      context.addIssue({ code: 'custom', message: `unknown event type '${type.slice(0, 100)}'; one of ${WEBHOOK_EVENT_TYPES.join(', ')}` });
+  })
+  .describe(`An event type: ${WEBHOOK_EVENT_TYPES.join(', ')}.`);
+
+export const eventsSchema = z
+  .array(eventTypeSchema)
+  .min(1, 'must name at least one event type')
+  .max(100, 'must name at most 100 event types')
+  .describe('The event types the endpoint is sent (a repeated one counts once).');
+
+export const descriptionSchema = z.string().max(MAX_DESCRIPTION_LENGTH, `must be at most ${MAX_DESCRIPTION_LENGTH} characters`).describe('A note for people.');
+
+export const endpointSchema = z.object({
+  id: z.string().describe('The endpoint id (ep_ and 24 hex digits).'),
+  url: z.string(),
+  description: z.string(),
+  events: z.array(z.string()),
+  status: z.enum(['enabled', 'disabled']).describe('Only enabled endpoints are sent events; events that happen while one is disabled are not kept for it.'),
+  disabledReason: z
+    .string()
+    .nullable()
+    .describe('Why the endpoint is disabled (by its owner, a 410 Gone answer, days of failed deliveries); null while enabled.'),
+  failingSince: z.string().nullable().describe('When its current run of failed deliveries began; null while its last attempt succeeded.'),
+  previousSecretExpiresAt: z
+    .string()
+    .nullable()
+    .describe('After a rotation, until when the previous secret still signs beside the current one (two signatures per delivery); null otherwise.'),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+});
+
+export const withSecret = endpointSchema.extend({
+  secret: z.string().describe('The signing secret (whsec_…), shown only in this answer. Verify deliveries with it (Standard Webhooks).'),
+});
+
+const deliverySchema = z.object({
+  id: z.string().describe('The delivery id (digits).'),
+  endpointId: z.string(),
+  eventId: z.string().describe('The webhook-id header: the same on every attempt, and for every endpoint the event went to.'),
+  type: z.string(),
+  payload: z.object({ type: z.string(), timestamp: z.string(), data: z.record(z.string(), z.unknown()) }).describe('The body sent.'),
+  status: z.enum(['pending', 'delivered', 'failed']),
+  attempts: z.number().int(),
+  nextAttemptAt: z.string().nullable().describe('When the next attempt is due; null unless pending.'),
+  lastStatusCode: z.number().int().nullable().describe("The receiver's last status code; null when it did not answer (see lastError)."),
+  lastError: z.string().nullable(),
+  log: z
+    .array(z.object({ at: z.string(), statusCode: z.number().int().optional(), durationMs: z.number(), error: z.string().optional() }))
+    .describe('Every attempt, oldest first.'),
+  createdAt: z.string(),
+  deliveredAt: z.string().nullable(),
+});
+
+const idParams = z.object({ id: z.string().regex(/^ep_[0-9a-f]{24}$/, 'must be a webhook endpoint id (ep_ and 24 hex digits)') });
+const deliveryParams = idParams.extend({ deliveryId: z.string().regex(/^[1-9][0-9]{0,18}$/, 'must be a delivery id (digits)') });
+
+const createBody = z.object({ url: endpointUrlSchema, events: eventsSchema, description: descriptionSchema.optional() });
+const updateBody = z
+  .object({ url: endpointUrlSchema.optional(), events: eventsSchema.optional(), description: descriptionSchema.optional() })
+  .refine((body) => body.url !== undefined || body.events !== undefined || body.description !== undefined, 'must change url, events or description');
+
+export const register: RegisterRoutes = async (app, ctx) => {
+  const hooks = ctx.webhooks;
+
+  route(
+    app,
+    {
+      method: 'POST',
+      path: '/api/v1/webhooks',
+      summary:
+        'Create a webhook endpoint: the URL deliveries are POSTed to and the event types it wants. The answer carries its signing secret, shown only here (and on rotation). A URL resolving to a loopback, private, link-local or other reserved address is refused. An account has at most 20 endpoints (409 beyond).',
+      tags: TAGS,
+      auth: 'apiKey',
+      body: createBody,
+      response: { status: 201, schema: withSecret },
+      errors: [400, 401, 409],
+    },
+    async ({ body }, request) => hooks.create(request.account, body),
+  );
+
+  route(
+    app,
+    {
+      method: 'GET',
+      path: '/api/v1/webhooks',
+      summary: "The account's webhook endpoints, oldest first (without their secrets).",
+      tags: TAGS,
+      auth: 'apiKey',
+      query: z.object({ ...pageQuery }),
+      response: { status: 200, schema: pageSchema(endpointSchema) },
+      errors: [400, 401],
+    },
+    async ({ query }, request) => hooks.list(request.account, { limit: query.limit, cursor: query.cursor }),
+  );
+
+  route(
+    app,
+    {
+      method: 'GET',
+      path: '/api/v1/webhooks/:id',
+      summary: 'One webhook endpoint (without its secret).',
+      tags: TAGS,
+      auth: 'apiKey',
+      params: idParams,
+      response: { status: 200, schema: endpointSchema },
+      errors: [400, 401, 404],
+    },
+    async ({ params }, request) => hooks.get(request.account, params.id),
+  );
+
+  route(
+    app,
+    {
+      method: 'PATCH',
+      path: '/api/v1/webhooks/:id',
+      summary: 'Change the URL, the event types or the description of an endpoint (the fields given). A new URL is checked as on creation.',
+      tags: TAGS,
+      auth: 'apiKey',
+      params: idParams,
+      body: updateBody,
+      response: { status: 200, schema: endpointSchema },
+      errors: [400, 401, 404],
+    },
+    async ({ params, body }, request) => hooks.update(request.account, params.id, body),
+  );
+
+  route(
+    app,
+    {
+      method: 'DELETE',
+      path: '/api/v1/webhooks/:id',
+      summary: 'Delete an endpoint and its delivery log; nothing more is sent to it.',
+      tags: TAGS,
+      auth: 'apiKey',
+      params: idParams,
+      response: { status: 204, description: 'Deleted.' },
+      errors: [400, 401, 404],
+    },
+    async ({ params }, request) => hooks.remove(request.account, params.id),
+  );
+
+  route(
+    app,
+    {
+      method: 'POST',
+      path: '/api/v1/webhooks/:id/disable',
+      summary:
+        'Disable an endpoint: it is sent nothing until enabled again, and its pending deliveries are given up (failed; send one again after enabling). Its disabledReason says it was disabled through the API.',
+      tags: TAGS,
+      auth: 'apiKey',
+      params: idParams,
+      response: { status: 200, schema: endpointSchema },
+      errors: [400, 401, 404],
+    },
+    async ({ params }, request) => hooks.disable(request.account, params.id),
+  );
+
+  route(
+    app,
+    {
+      method: 'POST',
+      path: '/api/v1/webhooks/:id/enable',
+      summary: 'Enable an endpoint again (whoever disabled it, and why): it is sent the events that happen from now on.',
+      tags: TAGS,
+      auth: 'apiKey',
+      params: idParams,
+      response: { status: 200, schema: endpointSchema },
+      errors: [400, 401, 404],
+    },
+    async ({ params }, request) => hooks.enable(request.account, params.id),
+  );
+
+  route(
+    app,
+    {
+      method: 'POST',
+      path: '/api/v1/webhooks/:id/rotate-secret',
+      summary:
+        'Give the endpoint a new signing secret, shown only in this answer. The previous one keeps signing beside it for 24 hours (each delivery carries both signatures), so the receiver can switch without a gap.',
+      tags: TAGS,
+      auth: 'apiKey',
+      params: idParams,
+      response: { status: 200, schema: withSecret },
+      errors: [400, 401, 404],
+    },
+    async ({ params }, request) => hooks.rotateSecret(request.account, params.id),
+  );
+
+  route(
+    app,
+    {
+      method: 'POST',
+      path: '/api/v1/webhooks/:id/test',
+      summary:
+        'Send the endpoint a `webhook.test` event (whatever it is subscribed to); the answer is its delivery, to follow in the delivery log. 409 while the endpoint is disabled.',
+      tags: TAGS,
+      auth: 'apiKey',
+      params: idParams,
+      response: { status: 202, schema: deliverySchema },
+      errors: [400, 401, 404, 409],
+    },
+    async ({ params }, request) => hooks.sendTest(request.account, params.id),
+  );
+
+  route(
+    app,
+    {
+      method: 'GET',
+      path: '/api/v1/webhooks/:id/deliveries',
+      summary: "The endpoint's deliveries, newest first: status, attempts, the last response code or error, and every attempt with its time and duration.",
+      tags: TAGS,
+      auth: 'apiKey',
+      params: idParams,
+      query: z.object({ ...pageQuery }),
+      response: { status: 200, schema: pageSchema(deliverySchema) },
+      errors: [400, 401, 404],
+    },
+    async ({ params, query }, request) => hooks.deliveries(request.account, params.id, { limit: query.limit, cursor: query.cursor }),
+  );
+
+  route(
+    app,
+    {
+      method: 'POST',
+      path: '/api/v1/webhooks/:id/deliveries/:deliveryId/redeliver',
+      summary:
+        'Send a delivery again, with the same webhook-id: it becomes pending and due now (one more attempt, then retries as its schedule stands). 409 while the endpoint is disabled or while the delivery is being sent.',
+      tags: TAGS,
+      auth: 'apiKey',
+      params: deliveryParams,
+      response: { status: 202, schema: deliverySchema },
+      errors: [400, 401, 404, 409],
+    },
+    async ({ params }, request) => hooks.redeliver(request.account, params.id, params.deliveryId),
+  );
+};
