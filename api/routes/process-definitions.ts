@@ -21,7 +21,9 @@ export const deploymentSchema = z.object({
   bpmnProcessId: z.string(),
   version: z.number().int(),
   resourceName: z.string(),
-  isNew: z.boolean().describe('False when this exact XML was deployed before: its existing version is returned.'),
+  isNew: z
+    .boolean()
+    .describe("False when this exact XML is the latest version already: that version is returned. An older version's XML becomes a new version."),
 });
 
 export const processVersionSchema = z.object({

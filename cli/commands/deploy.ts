@@ -63,7 +63,7 @@ const COLUMNS = [
   { header: 'kind', value: (r: Row) => r.kind },
   { header: 'id', value: (r: Row) => r.id },
   { header: 'version', value: (r: Row) => String(r.version) },
-  { header: 'new', value: (r: Row) => (r.isNew ? 'yes' : 'no (same XML as that version)') },
+  { header: 'new', value: (r: Row) => (r.isNew ? 'yes' : 'no (same XML as the latest version)') },
 ];
 
 function kindOf(path: string, xml: string): 'process' | 'decision' {

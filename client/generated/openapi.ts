@@ -354,7 +354,7 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Deploy a DMN model: every decision in it gets a version (identical XML keeps its version). Must precede evaluation. */
+    /** Deploy a DMN model: every decision in it gets a version (XML identical to the latest version keeps it). Must precede evaluation. */
     post: operations['postModels'];
     delete?: never;
     options?: never;
@@ -2848,7 +2848,7 @@ export interface operations {
           'application/json': {
             deployments: {
               bpmnProcessId: string;
-              /** @description False when this exact XML was deployed before: its existing version is returned. */
+              /** @description False when this exact XML is the latest version already: that version is returned. An older version's XML becomes a new version. */
               isNew: boolean;
               resourceName: string;
               version: number;

@@ -20,7 +20,7 @@ export const modelTools = [
     name: 'orca.deploy_process',
     title: 'Deploy a BPMN model',
     description:
-      'Deploys a BPMN 2.0 model: every executable process in it gets a new version (identical XML keeps its version, isNew false). ' +
+      'Deploys a BPMN 2.0 model: every executable process in it gets a new version (XML identical to the latest version keeps it, isNew false; the XML of an older version becomes a new latest version). ' +
       'Deploy before starting instances. An invalid model fails with INVALID_INPUT listing each problem by element id. Free.',
     session: true,
     input: modelArgs('BPMN'),
@@ -32,7 +32,7 @@ export const modelTools = [
     name: 'orca.deploy_decision',
     title: 'Deploy a DMN model',
     description:
-      'Deploys a DMN 1.3 model: every decision in it gets a version (identical XML keeps its version). Deploy before orca.evaluate_decision ' +
+      'Deploys a DMN 1.3 model: every decision in it gets a version (XML identical to the latest version keeps it). Deploy before orca.evaluate_decision ' +
       'or before a process whose business-rule task calls the decision. Free.',
     session: true,
     input: modelArgs('DMN'),
