@@ -75,6 +75,13 @@ export interface CommandOptions {
   onReplay?: () => void;
 }
 
+/** What a worker throws instead of completing its job. */
+export interface JobError {
+  errorCode: string;
+  errorMessage?: string;
+  variables?: Variables;
+}
+
 export interface Engine {
   readonly store: Store;
   readonly queues: Queues;
@@ -94,6 +101,8 @@ export interface Engine {
   activateJobs(account: string, type: string, max: number, worker: string, requestTimeoutMs?: number): Promise<ActivatedJob[]>;
   completeJob(account: string, jobKey: string, variables?: Variables, options?: CommandOptions): Promise<void>;
   failJob(account: string, jobKey: string, retries: number, errorMessage?: string, options?: CommandOptions): Promise<void>;
+  /** A worker's BPMN error for its job (extension): caught by the nearest matching error catch, else an incident. */
+  throwJobError(account: string, jobKey: string, error: JobError, options?: CommandOptions): Promise<void>;
   /**
    * Whether a command under the client's key has a committed result already:
    * a start's (no jobKey) or one on the job `jobKey`. One index probe; the
@@ -338,6 +347,10 @@ function engineApi(parts: {
 
     async failJob(account, jobKey, retries, errorMessage, options = {}) {
       await sendKeyed(partitionOf(jobKey, 'Job'), { kind: 'failJob', account, jobKey, retries, errorMessage }, account, options);
+    },
+
+    async throwJobError(account, jobKey, error, options = {}) {
+      await sendKeyed(partitionOf(jobKey, 'Job'), { kind: 'throwJobError', account, jobKey, ...error }, account, options);
     },
 
     async hasCommandResult(account, commandKey, jobKey) {

@@ -8,7 +8,7 @@
 import { subscribeEventSubProcesses } from './behavior/event-subprocess.ts';
 import { raiseIncident, setAside } from './behavior/incident.ts';
 import { jobOffer } from './behavior/job.ts';
-import { raiseUnhandledError, throwChildError, throwChildEscalation } from './behavior/throw.ts';
+import { raiseUnhandledError, throwChildError, throwChildEscalation, throwJobError } from './behavior/throw.ts';
 import { mergeResultVariables } from './behavior/variables.ts';
 import { Execution } from './execution.ts';
 import { processorFor } from './processors.ts';
@@ -33,6 +33,8 @@ export function apply(instance: ProcessInstance | null, command: Command, ctx: A
       return completeJob(instance, command.jobKey, command.variables, ctx);
     case 'failJob':
       return failJob(instance, command.jobKey, command.retries, command.errorMessage, ctx);
+    case 'throwJobError':
+      return jobError(instance, command, ctx);
     case 'cancel':
       return run(instance, ctx, (exec) => {
         exec.terminateChildren(instance.key);
@@ -47,7 +49,7 @@ export function apply(instance: ProcessInstance | null, command: Command, ctx: A
       });
     case 'childError':
       return withCallActivity(instance, command.elementInstanceKey, ctx, (exec, ei) => {
-        if (!throwChildError(exec, ei, command.errorCode, command.errorMessage)) {
+        if (!throwChildError(exec, ei, command.errorCode, command.errorMessage, command.variables)) {
           // Nobody here catches it either: the child raises the incident where it was thrown.
           exec.effect({
             type: 'sendCommand',
@@ -79,6 +81,7 @@ function ended(instance: ProcessInstance, command: Command): Rejection {
       return { ok: false, code: 'INVALID_STATE', message: `Process instance '${instance.key}' cannot be cancelled: it is already ${state}.` };
     case 'completeJob':
     case 'failJob':
+    case 'throwJobError':
       return notFound(`Job '${command.jobKey}' not found: process instance '${instance.key}' is ${state}.`);
     default:
       return notFound(`Process instance '${instance.key}' is ${state}; nothing waits for this command.`);
@@ -173,6 +176,27 @@ function failJob(instance: ProcessInstance, jobKey: string, retries: number, err
     job.state = 'FAILED';
     const ei = instance.elements[job.elementInstanceKey];
     raiseIncident(exec, ei, 'JOB_NO_RETRIES', errorMessage ? `No more retries left: ${errorMessage}` : 'No more retries left.', jobKey);
+  });
+}
+
+/**
+ * A worker threw a BPMN error for its job: the job is withdrawn and the
+ * error thrown from the job's element, as an error end event there would.
+ */
+function jobError(instance: ProcessInstance, command: Extract<Command, { type: 'throwJobError' }>, ctx: ApplyContext): ApplyResult {
+  const { jobKey } = command;
+  const job = instance.jobs[jobKey];
+  if (job === undefined) return notFound(`Job '${jobKey}' not found: it was completed or cancelled, or never existed.`);
+  if (job.state === 'FAILED') {
+    return { ok: false, code: 'INVALID_STATE', message: `Job '${jobKey}' failed with no retries left; its incident keeps the instance in INCIDENT.` };
+  }
+  if (command.variables !== undefined && !isVariables(command.variables)) return BAD_VARIABLES;
+  return run(instance, ctx, (exec) => {
+    const ei = instance.elements[job.elementInstanceKey];
+    delete instance.jobs[jobKey];
+    if (ei.jobKey === jobKey) ei.jobKey = undefined;
+    exec.effect({ type: 'cancelJob', jobKey, jobType: job.type });
+    throwJobError(exec, ei, jobKey, command.errorCode, command.errorMessage, command.variables);
   });
 }
 

@@ -137,6 +137,11 @@ export class InMemoryEngine {
     this.jobCommand(jobKey, { type: 'failJob', jobKey, retries, errorMessage });
   }
 
+  /** A worker's BPMN error for its job (extension): caught like an error end event's, variables set where it is caught. */
+  throwJobError(jobKey: string, errorCode: string, errorMessage?: string, variables?: Variables): void {
+    this.jobCommand(jobKey, { type: 'throwJobError', jobKey, errorCode, errorMessage, variables });
+  }
+
   cancel(instanceKey: string): void {
     this.command(instanceKey, { type: 'cancel' });
   }

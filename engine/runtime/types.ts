@@ -31,7 +31,7 @@ export interface ElementInstance {
   /** Multi-instance: set on each inner instance (0-based index into the collection). */
   loopIndex?: number;
   /** An error thrown here waits for the parent instance to say whether it catches it. */
-  pendingError?: { errorCode: string; errorMessage?: string };
+  pendingError?: { errorCode: string; errorMessage?: string; variables?: Variables };
 }
 
 export interface LoopState {
@@ -140,12 +140,23 @@ export type Command =
     }
   | { type: 'completeJob'; jobKey: string; variables?: Variables }
   | { type: 'failJob'; jobKey: string; retries: number; errorMessage?: string }
+  /** A worker threw a BPMN error instead of completing its job (extension); the variables go where it is caught. */
+  | { type: 'throwJobError'; jobKey: string; errorCode: string; errorMessage?: string; variables?: Variables }
   | { type: 'cancel' }
   | { type: 'fireTimer'; timerKey: string }
   /** To a parent: its call activity's child completed with these variables. */
   | { type: 'childCompleted'; elementInstanceKey: string; variables: Variables }
   /** To a parent: an error its child did not catch, for the call activity and above to catch. */
-  | { type: 'childError'; elementInstanceKey: string; childInstanceKey: string; errorCode: string; errorMessage?: string; throwingElementInstanceKey: string }
+  | {
+      type: 'childError';
+      elementInstanceKey: string;
+      childInstanceKey: string;
+      errorCode: string;
+      errorMessage?: string;
+      throwingElementInstanceKey: string;
+      /** A worker-thrown error's variables, set where it is caught. */
+      variables?: Variables;
+    }
   /** To a parent: an escalation its child did not catch. */
   | { type: 'childEscalation'; elementInstanceKey: string; escalationCode: string }
   /** To a child: nobody above caught the error it threw. */

@@ -3,7 +3,7 @@
 // retries left is offered again at once, with none the instance goes to
 // INCIDENT). Free, as over REST.
 import { z } from 'zod';
-import { jobSchema, jobView } from '../../routes/jobs.ts';
+import { jobErrorBody, jobSchema, jobView } from '../../routes/jobs.ts';
 import { idSchema, textSchema } from '../../services/ids.ts';
 import { keySchema } from '../../services/keys.ts';
 import { variablesSchema } from '../../services/variables.ts';
@@ -72,6 +72,23 @@ export const jobTools = [
     run: async (args, { ctx, session }) => {
       await ctx.engine.failJob(session.account, args.jobKey, args.retries, args.errorMessage);
       return { jobKey: args.jobKey, failed: true as const, retries: args.retries };
+    },
+  }),
+  defineTool({
+    name: 'orca.throw_job_error',
+    title: 'Throw a BPMN error for a job',
+    description:
+      'Extension: instead of completing an activated job, throws a BPMN error with errorCode. The job is withdrawn; the nearest error boundary ' +
+      'event or error event subprocess with that code (or a catch-all) takes over, across call activities; when none does, the instance goes to ' +
+      'INCIDENT (UNHANDLED_ERROR_EVENT). `variables` are set where the error is caught. NOT_FOUND when the job is gone. Free.',
+    session: true,
+    input: jobErrorBody.extend({ jobKey }),
+    output: z.object({ jobKey: z.string(), thrown: z.literal(true), errorCode: z.string() }),
+    annotations: { ...WRITES, idempotentHint: false },
+    run: async (args, { ctx, session }) => {
+      const { jobKey: key, ...error } = args;
+      await ctx.engine.throwJobError(session.account, key, error);
+      return { jobKey: key, thrown: true as const, errorCode: args.errorCode };
     },
   }),
 ];

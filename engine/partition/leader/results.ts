@@ -9,7 +9,7 @@
 // nowhere: HotInstances knows every keyed command applied to such a job.
 import { streamIdIsAfter, type StreamEntry } from '../../queue/index.ts';
 import type { Store } from '../../store/index.ts';
-import type { CommandReply, EngineCommand } from '../commands.ts';
+import { isJobCommand, type CommandReply, type EngineCommand } from '../commands.ts';
 import type { BatchWork } from './batch-work.ts';
 import type { HotInstances } from './hot-instances.ts';
 import type { LocalCommand } from './intake.ts';
@@ -62,7 +62,7 @@ export class CommandResults {
 
   /** A job command that the hot jobs show was never applied (HotInstances.neverApplied). */
   private unapplied(key: string, command: EngineCommand): boolean {
-    return (command.kind === 'completeJob' || command.kind === 'failJob') && this.hot.neverApplied(command.jobKey, key);
+    return isJobCommand(command) && this.hot.neverApplied(command.jobKey, key);
   }
 
   /** A command's first result, if it was applied before: in the command log (its own row or its batch's), or in a batch not yet committed. */
@@ -73,7 +73,7 @@ export class CommandResults {
   /** Logs a stream command's result in its batch. */
   record(work: BatchWork, key: string, command: EngineCommand, reply: CommandReply): void {
     this.pending.set(key, reply);
-    if (command.kind === 'completeJob' || command.kind === 'failJob') this.hot.applied(command.jobKey, key);
+    if (isJobCommand(command)) this.hot.applied(command.jobKey, key);
     work.batch.commands!.push({ key, result: reply });
   }
 
