@@ -44,6 +44,17 @@ export const jobSchema = z.object({
   customHeaders: z.record(z.string(), z.string()),
   variables: z.record(z.string(), z.unknown()),
   worker: z.string(),
+  message: z
+    .object({
+      name: z.string().describe('The message name.'),
+      correlationKey: z
+        .string()
+        .optional()
+        .describe('zeebe:subscription correlationKey as evaluated when the wait began (a number as its text); absent when there is none or it gave neither.'),
+    })
+    .optional()
+    .describe('Extension: on the job of a message wait (`message:<name>`, `event:message:<elementId>`), the message it waits for.')
+    .meta({ 'x-orca-extension': true }),
 });
 
 const jobKeyParams = z.object({ jobKey: keySchema });

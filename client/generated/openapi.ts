@@ -2220,6 +2220,13 @@ export interface operations {
               elementId: string;
               elementInstanceKey: string;
               key: string;
+              /** @description Extension: on the job of a message wait (`message:<name>`, `event:message:<elementId>`), the message it waits for. */
+              message?: {
+                /** @description zeebe:subscription correlationKey as evaluated when the wait began (a number as its text); absent when there is none or it gave neither. */
+                correlationKey?: string;
+                /** @description The message name. */
+                name: string;
+              };
               processDefinitionVersion: number;
               processInstanceKey: string;
               retries: number;

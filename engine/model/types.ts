@@ -65,6 +65,8 @@ export interface JobDefinition {
   retries: ValueExpr;
   /** zeebe:taskHeaders, plus engine-provided headers (for example the script expression). */
   headers: Record<string, string>;
+  /** Message waits (receive tasks, message catch events): the message, evaluated when the job is created. */
+  message?: { name: ValueExpr; correlationKey?: string };
 }
 
 export interface LoopDefinition {

@@ -65,6 +65,14 @@ export interface Job {
   customHeaders: Record<string, string>;
   state: JobState;
   errorMessage?: string;
+  /** A message wait's message, as evaluated when the job was created. */
+  message?: JobMessage;
+}
+
+/** Extension: which message a message wait's job stands for; the correlation key as evaluated when the wait began. */
+export interface JobMessage {
+  name: string;
+  correlationKey?: string;
 }
 
 export type IncidentType =
@@ -231,6 +239,7 @@ export interface JobOffer {
   elementId: string;
   elementInstanceKey: string;
   customHeaders: Record<string, string>;
+  message?: JobMessage;
 }
 
 export type Effect =
