@@ -2971,7 +2971,17 @@ export interface operations {
               resourceName: string;
               version: number;
             }[];
+            /** @description The first process id in the model. */
             id: string;
+            /** @description Extension: elements that deploy but run differently from Camunda 8, each with what happens instead. Absent when there are none. */
+            warnings?: {
+              /** @description SCRIPT_TASK_IS_JOB, ERROR_CATCH_NEEDS_EXTENSION, ASSIGNMENT_IGNORED, FORM_IGNORED, TASK_SCHEDULE_IGNORED, MESSAGE_WAIT_IS_JOB, PROCESS_NOT_EXECUTABLE. */
+              code: string;
+              /** @description The element (or process) concerned; null for the model as a whole. */
+              elementId: string | null;
+              /** @description What Orca does instead of what Camunda 8 would. */
+              message: string;
+            }[];
           };
         };
       };

@@ -13,7 +13,7 @@ import { compileDmn } from '../dmn/index.ts';
 import { NO_METRICS, type EngineGauges, type EngineMetrics } from '../metrics.ts';
 import { inSpan, type Tracer } from '../tracing.ts';
 import { compileBpmn } from '../model/index.ts';
-import type { ModelProblem } from '../model/types.ts';
+import type { ModelProblem, ModelWarning } from '../model/types.ts';
 import { createQueues, type ActivatedJob, type Queues } from '../queue/index.ts';
 import type { Variables } from '../runtime/types.ts';
 import { createStore, openDatabase, StoreUnavailableError, type Database, type Store, type Tx } from '../store/index.ts';
@@ -75,6 +75,12 @@ export interface CommandOptions {
   onReplay?: () => void;
 }
 
+export interface DeployedProcess {
+  bpmnProcessId: string;
+  version: number;
+  isNew: boolean;
+}
+
 /** What a worker throws instead of completing its job. */
 export interface JobError {
   errorCode: string;
@@ -86,7 +92,14 @@ export interface Engine {
   readonly store: Store;
   readonly queues: Queues;
   readonly partitions: number;
-  deploy(account: string, xml: string, resourceName: string, options?: CommandOptions): Promise<{ bpmnProcessId: string; version: number; isNew: boolean }[]>;
+  deploy(account: string, xml: string, resourceName: string, options?: CommandOptions): Promise<DeployedProcess[]>;
+  /** deploy, with the model's warnings: what deploys but runs differently from Camunda 8 (engine/model/camunda-differences.ts). */
+  deployModel(
+    account: string,
+    xml: string,
+    resourceName: string,
+    options?: CommandOptions,
+  ): Promise<{ deployments: DeployedProcess[]; warnings: ModelWarning[] }>;
   deployDecisions(
     account: string,
     xml: string,
@@ -265,6 +278,30 @@ function engineApi(parts: {
     return { versions: outcome.removed };
   }
 
+  async function deployModel(account: string, xml: string, resourceName: string, options: CommandOptions = {}) {
+    const compiled = compileBpmn(xml);
+    if (!compiled.ok) throw new ModelRejected(compiled.problems);
+    const inputs = compiled.model.processes.map((p) => ({ bpmnProcessId: p.id, resourceName, xml }));
+    const results = await deployOnce(account, options, (tx) => store.definitions.deployProcesses(account, inputs, tx));
+    models.invalidate(account);
+    // A new version (re)arms its timer start events and withdraws the previous version's,
+    // on the partition that owns this process's start timers. A replayed deploy sends the
+    // same commands again (their keys answer them once), in case the first sending was cut short.
+    for (const r of results) {
+      const process = compiled.model.processes.find((p) => p.id === r.bpmnProcessId)!;
+      const hasTimerStart = process.startEvents.some((id) => process.elements[id].eventDefinition?.kind === 'timer');
+      if (!r.isNew || (!hasTimerStart && r.version === 1)) continue;
+      const partition = hashToPartition(`${account}\u0000${r.bpmnProcessId}`, partitions);
+      await send(
+        partition,
+        { kind: 'scheduleStartTimers', account, bpmnProcessId: r.bpmnProcessId, version: r.version },
+        `${account}:start-timers:${r.bpmnProcessId}:${r.version}`,
+      );
+    }
+    const deployments = results.map((r) => ({ bpmnProcessId: r.bpmnProcessId, version: r.version, isNew: r.isNew }));
+    return { deployments, warnings: compiled.model.warnings };
+  }
+
   function partitionOf(key: string, what: string): number {
     const partition = partitionOfKey(key);
     if (partition === undefined || partition >= partitions) throw new EngineError('NOT_FOUND', `${what} '${key}' not found.`);
@@ -277,27 +314,10 @@ function engineApi(parts: {
     partitions,
 
     async deploy(account, xml, resourceName, options = {}) {
-      const compiled = compileBpmn(xml);
-      if (!compiled.ok) throw new ModelRejected(compiled.problems);
-      const inputs = compiled.model.processes.map((p) => ({ bpmnProcessId: p.id, resourceName, xml }));
-      const results = await deployOnce(account, options, (tx) => store.definitions.deployProcesses(account, inputs, tx));
-      models.invalidate(account);
-      // A new version (re)arms its timer start events and withdraws the previous version's,
-      // on the partition that owns this process's start timers. A replayed deploy sends the
-      // same commands again (their keys answer them once), in case the first sending was cut short.
-      for (const r of results) {
-        const process = compiled.model.processes.find((p) => p.id === r.bpmnProcessId)!;
-        const hasTimerStart = process.startEvents.some((id) => process.elements[id].eventDefinition?.kind === 'timer');
-        if (!r.isNew || (!hasTimerStart && r.version === 1)) continue;
-        const partition = hashToPartition(`${account}\u0000${r.bpmnProcessId}`, partitions);
-        await send(
-          partition,
-          { kind: 'scheduleStartTimers', account, bpmnProcessId: r.bpmnProcessId, version: r.version },
-          `${account}:start-timers:${r.bpmnProcessId}:${r.version}`,
-        );
-      }
-      return results.map((r) => ({ bpmnProcessId: r.bpmnProcessId, version: r.version, isNew: r.isNew }));
+      return (await deployModel(account, xml, resourceName, options)).deployments;
     },
+
+    deployModel,
 
     async deployDecisions(account, xml, resourceName, options = {}) {
       const compiled = compileDmn(xml);
