@@ -121,6 +121,16 @@ describe('POST /api/v1/jobs/{jobKey}/error', () => {
     await instanceInState(api, apiKey, key, 'COMPLETED');
   });
 
+  it("another account's job is a 404, and stays as it was", async () => {
+    const key = await startInstance(api, apiKey, 'charging');
+    const job = await activateOne(api, apiKey, 'err-charge');
+    const other = await api.newAccount();
+    const res = await api.call('POST', `/api/v1/jobs/${job.key}/error`, { apiKey: other.apiKey, json: { errorCode: 'CARD_DECLINED' } });
+    expectProblem(res, 404);
+    expect((await api.call('POST', `/api/v1/jobs/${job.key}/complete`, { apiKey, json: {} })).status).toBe(204);
+    await instanceInState(api, apiKey, key, 'COMPLETED');
+  });
+
   it('with an Idempotency-Key: a retry answers 204 again and throws once; another body under the key is a 409', async () => {
     const key = await startInstance(api, apiKey, 'charging', { run: 'keyed' });
     const job = await activateOne(api, apiKey, 'err-charge');
