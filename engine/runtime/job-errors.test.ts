@@ -135,6 +135,25 @@ describe('errors thrown by workers', () => {
     expect(engine.activate('after', 1)).toHaveLength(0);
   });
 
+  it("from one instance of a multi-instance task, is caught by the task's boundary, ending every instance", () => {
+    const loop =
+      '<bpmn:multiInstanceLoopCharacteristics><bpmn:extensionElements><zeebe:loopCharacteristics inputCollection="=items" inputElement="item"/>' +
+      '</bpmn:extensionElements></bpmn:multiInstanceLoopCharacteristics>';
+    const xml = charging(errorBoundary('onCard', 'charge', 'Err_Card') + flow('b1', 'onCard', 'onCardTask'), handlers).replace(
+      '<bpmn:extensionElements><zeebe:taskDefinition type="charge"/></bpmn:extensionElements></bpmn:serviceTask>',
+      `<bpmn:extensionElements><zeebe:taskDefinition type="charge"/></bpmn:extensionElements>${loop}</bpmn:serviceTask>`,
+    );
+    const engine = engineWith(xml);
+    const key = engine.start('p', { items: [1, 2, 3] });
+    const jobs = engine.activate('charge', 3);
+    expect(jobs).toHaveLength(3);
+    engine.throwJobError(jobs[1].key, 'CARD_DECLINED');
+    expect(engine.activate('on-card', 1)).toHaveLength(1);
+    expect(engine.instance(key)!.jobs).not.toHaveProperty(jobs[0].key);
+    expect(engine.instance(key)!.jobs).not.toHaveProperty(jobs[2].key);
+    expect(() => engine.completeJob(jobs[0].key)).toThrow(CommandRejected);
+  });
+
   it('uncaught, is an UNHANDLED_ERROR_EVENT incident naming the code, in the instance that threw it', () => {
     const engine = engineWith(
       charging(errorBoundary('onCard', 'charge', 'Err_Card') + service('h', 'h') + end('e2') + flow('b1', 'onCard', 'h') + flow('b2', 'h', 'e2')),
