@@ -6,7 +6,7 @@
 // header on complete and fail, and a worker's BPMN error (`/error`) are
 // opt-in extensions.
 import { z } from 'zod';
-import { offerOf, type ActivatedJob } from '../../engine/index.ts';
+import { LIMITS, offerOf, type ActivatedJob } from '../../engine/index.ts';
 import { route } from '../openapi/route.ts';
 import { keyedCommand, scopedKey } from '../services/idempotency.ts';
 import { idSchema, textSchema } from '../services/ids.ts';
@@ -131,6 +131,14 @@ export const register: RegisterRoutes = async (app, ctx) => {
       body: z.object({
         retries: z.number().int().min(0).max(1_000_000).describe('Retries left: the job is offered again while above zero.'),
         errorMessage: textSchema.optional(),
+        retryBackOff: z
+          .number()
+          .int()
+          .min(0)
+          .max(LIMITS.maxRetryBackOffMs)
+          .optional()
+          .describe('Extension: with retries left, offer the job again after this many milliseconds instead of at once. Absent or 0: at once.')
+          .meta({ 'x-orca-extension': true }),
       }),
       response: { status: 204, description: 'Failed.' },
       errors: [400, 401, 404, 409],
@@ -143,6 +151,7 @@ export const register: RegisterRoutes = async (app, ctx) => {
         body.retries,
         body.errorMessage,
         keyedCommand(idempotency, (key) => scopedKey.job(params.jobKey, key)),
+        body.retryBackOff || undefined,
       );
       return reply.code(204).send();
     },

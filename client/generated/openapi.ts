@@ -2113,6 +2113,8 @@ export interface operations {
           errorMessage?: string;
           /** @description Retries left: the job is offered again while above zero. */
           retries: number;
+          /** @description Extension: with retries left, offer the job again after this many milliseconds instead of at once. Absent or 0: at once. */
+          retryBackOff?: number;
         };
       };
     };

@@ -6,7 +6,7 @@ import type { RejectionCode, Variables } from '../runtime/types.ts';
 export type EngineCommand = (
   | { kind: 'start'; account: string; bpmnProcessId: string; variables: Variables }
   | { kind: 'completeJob'; account: string; jobKey: string; variables?: Variables }
-  | { kind: 'failJob'; account: string; jobKey: string; retries: number; errorMessage?: string }
+  | { kind: 'failJob'; account: string; jobKey: string; retries: number; errorMessage?: string; retryBackOff?: number }
   /** A worker threw a BPMN error for its job (extension). */
   | { kind: 'throwJobError'; account: string; jobKey: string; errorCode: string; errorMessage?: string; variables?: Variables }
   | { kind: 'cancel'; account: string; instanceKey: string }

@@ -113,7 +113,8 @@ export interface Engine {
   startInstance(account: string, bpmnProcessId: string, variables?: Variables, options?: CommandOptions): Promise<StartedInstance>;
   activateJobs(account: string, type: string, max: number, worker: string, requestTimeoutMs?: number): Promise<ActivatedJob[]>;
   completeJob(account: string, jobKey: string, variables?: Variables, options?: CommandOptions): Promise<void>;
-  failJob(account: string, jobKey: string, retries: number, errorMessage?: string, options?: CommandOptions): Promise<void>;
+  /** `retryBackOff` (ms, extension): offer the job again after it instead of at once. */
+  failJob(account: string, jobKey: string, retries: number, errorMessage?: string, options?: CommandOptions, retryBackOff?: number): Promise<void>;
   /** A worker's BPMN error for its job (extension): caught by the nearest matching error catch, else an incident. */
   throwJobError(account: string, jobKey: string, error: JobError, options?: CommandOptions): Promise<void>;
   /**
@@ -365,8 +366,11 @@ function engineApi(parts: {
       await sendKeyed(partitionOf(jobKey, 'Job'), { kind: 'completeJob', account, jobKey, variables }, account, options);
     },
 
-    async failJob(account, jobKey, retries, errorMessage, options = {}) {
-      await sendKeyed(partitionOf(jobKey, 'Job'), { kind: 'failJob', account, jobKey, retries, errorMessage }, account, options);
+    async failJob(account, jobKey, retries, errorMessage, options = {}, retryBackOff) {
+      const command: EngineCommand = retryBackOff
+        ? { kind: 'failJob', account, jobKey, retries, errorMessage, retryBackOff }
+        : { kind: 'failJob', account, jobKey, retries, errorMessage };
+      await sendKeyed(partitionOf(jobKey, 'Job'), command, account, options);
     },
 
     async throwJobError(account, jobKey, error, options = {}) {

@@ -52,6 +52,8 @@ export interface Timer {
   dueAt: number;
   schedule: TimerSchedule;
   firedCount: number;
+  /** A failed job's retry back-off (extension): firing offers this job again. */
+  jobKey?: string;
 }
 
 export type JobState = 'ACTIVATABLE' | 'FAILED';
@@ -147,7 +149,8 @@ export type Command =
       depth?: number;
     }
   | { type: 'completeJob'; jobKey: string; variables?: Variables }
-  | { type: 'failJob'; jobKey: string; retries: number; errorMessage?: string }
+  /** `retryBackOff` (ms, extension): a job with retries left is offered again after it rather than at once. */
+  | { type: 'failJob'; jobKey: string; retries: number; errorMessage?: string; retryBackOff?: number }
   /** A worker threw a BPMN error instead of completing its job (extension); the variables go where it is caught. */
   | { type: 'throwJobError'; jobKey: string; errorCode: string; errorMessage?: string; variables?: Variables }
   | { type: 'cancel' }

@@ -3,6 +3,7 @@
 // retries left is offered again at once, with none the instance goes to
 // INCIDENT). Free, as over REST.
 import { z } from 'zod';
+import { LIMITS } from '../../../engine/index.ts';
 import { jobErrorBody, jobSchema, jobView } from '../../routes/jobs.ts';
 import { idSchema, textSchema } from '../../services/ids.ts';
 import { keySchema } from '../../services/keys.ts';
@@ -66,11 +67,18 @@ export const jobTools = [
       jobKey,
       retries: z.number().int().min(0).max(1_000_000).describe('Retries left: the job is offered again while above zero.'),
       errorMessage: textSchema.optional().describe('Why it failed; shown on the incident when retries reach 0.'),
+      retryBackOff: z
+        .number()
+        .int()
+        .min(0)
+        .max(LIMITS.maxRetryBackOffMs)
+        .optional()
+        .describe('Extension: with retries left, offer the job again after this many milliseconds instead of at once.'),
     }),
     output: z.object({ jobKey: z.string(), failed: z.literal(true), retries: z.number().int() }),
     annotations: { ...WRITES, idempotentHint: false },
     run: async (args, { ctx, session }) => {
-      await ctx.engine.failJob(session.account, args.jobKey, args.retries, args.errorMessage);
+      await ctx.engine.failJob(session.account, args.jobKey, args.retries, args.errorMessage, {}, args.retryBackOff || undefined);
       return { jobKey: args.jobKey, failed: true as const, retries: args.retries };
     },
   }),

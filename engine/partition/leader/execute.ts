@@ -147,7 +147,7 @@ function runtimeCommand(command: InstanceCommand & { kind: 'completeJob' | 'fail
     case 'completeJob':
       return { type: 'completeJob', jobKey: command.jobKey, variables: command.variables };
     case 'failJob':
-      return { type: 'failJob', jobKey: command.jobKey, retries: command.retries, errorMessage: command.errorMessage };
+      return { type: 'failJob', jobKey: command.jobKey, retries: command.retries, errorMessage: command.errorMessage, retryBackOff: command.retryBackOff };
     case 'throwJobError':
       return { type: 'throwJobError', jobKey: command.jobKey, errorCode: command.errorCode, errorMessage: command.errorMessage, variables: command.variables };
     case 'cancel':
