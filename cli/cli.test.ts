@@ -55,6 +55,17 @@ describe('orca validate', () => {
     expect(r.stdout).toContain('order');
   });
 
+  it('prints the warnings of a valid model (elements that run differently from Camunda 8) with their codes, and exits 0', async () => {
+    const feel =
+      '<bpmn:scriptTask id="sum"><bpmn:extensionElements><zeebe:script expression="=1 + 1" resultVariable="two"/></bpmn:extensionElements></bpmn:scriptTask>';
+    const file = join(dir, 'scripted.bpmn');
+    await writeFile(file, processXml('scripted', start() + feel + end() + flow('f1', 'start', 'sum') + flow('f2', 'sum', 'end')));
+    const r = await orca(['validate', file]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('scripted.bpmn: ok');
+    expect(r.stdout).toMatch(/scripted\.bpmn: warning: \[sum\] SCRIPT_TASK_IS_JOB: Script task 'sum'/);
+  });
+
   it('lists each problem with its element and exits non-zero', async () => {
     const r = await orca(['validate', join(dir, 'order.bpmn'), join(dir, 'broken.bpmn'), join(dir, 'missing.bpmn')]);
     expect(r.code).not.toBe(0);

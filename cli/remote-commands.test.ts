@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiFixture, type ApiFixture } from '../test/api/api-fixture.ts';
+import { end, flow, processXml, start } from '../engine/runtime/testing.ts';
 import { orca, repositoryRoot } from './testing.ts';
 
 let api: ApiFixture;
@@ -70,6 +71,17 @@ describe('orca deploy', () => {
     expect(partly.code).toBe(1);
     expect(partly.stdout).toMatch(/^examples\/shipping\.dmn +decision +carrier +1 +no /m);
     expect(partly.stderr).toMatch(/^orca deploy: INVALID_INPUT \(400\): /);
+  });
+
+  it("prints the server's warnings (elements that run differently from Camunda 8) on stderr, and exits 0", async () => {
+    const warned = join(dir, 'warned.bpmn');
+    const script =
+      '<bpmn:scriptTask id="sum"><bpmn:extensionElements><zeebe:script expression="=1 + 1" resultVariable="two"/></bpmn:extensionElements></bpmn:scriptTask>';
+    await writeFile(warned, processXml('warned', start() + script + end() + flow('f1', 'start', 'sum') + flow('f2', 'sum', 'end')));
+    const r = await orca(['deploy', warned], env);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/warned\.bpmn +process +warned +1 +yes/);
+    expect(r.stderr).toMatch(/^.*warned\.bpmn: warning: \[sum\] SCRIPT_TASK_IS_JOB: .*'script:sum'/m);
   });
 
   it('refuses files it cannot send (missing, misnamed) with exit 2 and sends nothing', async () => {

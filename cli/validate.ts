@@ -1,5 +1,7 @@
 // `orca validate FILE...`: every problem of every file (BPMN or DMN), one
-// per line, with the element id, so a modeller can fix them all in one pass.
+// per line, with the element id, so a modeller can fix them all in one pass;
+// then the warnings of a valid model (elements that run differently from
+// Camunda 8), which do not fail the validation.
 import { compileDmn } from '../engine/dmn/index.ts';
 import { compileBpmn } from '../engine/model/index.ts';
 import { isDmn } from './model-kind.ts';
@@ -34,7 +36,7 @@ export async function runValidate(files: string[]): Promise<number> {
     if (result.ok) {
       const ids = result.model.processes.map((p) => p.id).join(', ');
       process.stdout.write(`${file}: ok (${result.model.processes.length} executable process${result.model.processes.length === 1 ? '' : 'es'}: ${ids})\n`);
-      for (const warning of result.model.warnings) process.stdout.write(`${file}: warning: ${where(warning.elementId)}${warning.message}\n`);
+      for (const warning of result.model.warnings) process.stdout.write(`${file}: warning: ${where(warning.elementId)}${warning.code}: ${warning.message}\n`);
     } else {
       failed++;
       for (const problem of result.problems) process.stdout.write(`${file}: error: ${where(problem.elementId)}${problem.message}\n`);

@@ -8,6 +8,7 @@ export type { RetryEvent } from './transport.ts';
 export type * from './types.ts';
 export type { paths, operations, components } from './generated/openapi.ts';
 export {
+  BpmnError,
   createWorker,
   JobFailure,
   type HandlerResult,

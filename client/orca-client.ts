@@ -24,6 +24,7 @@ import type {
   DefinitionStatistics,
   Deployment,
   FailJobRequest,
+  ThrowJobErrorRequest,
   Incident,
   IncidentPage,
   IncidentQuery,
@@ -334,6 +335,15 @@ export class OrcaClient {
 
   async failJob(jobKey: string, failure: FailJobRequest, options: CallOptions = {}): Promise<void> {
     await this.#call('POST', '/api/v1/jobs/{jobKey}/fail', { path: { jobKey }, json: failure, idempotencyKey: keyOf(options), signal: options.signal });
+  }
+
+  /**
+   * Extension: throws a BPMN error for the job instead of completing it; the
+   * nearest error boundary event or error event subprocess with the code
+   * (or a catch-all) takes over, else the instance gets an incident.
+   */
+  async throwJobError(jobKey: string, error: ThrowJobErrorRequest, options: CallOptions = {}): Promise<void> {
+    await this.#call('POST', '/api/v1/jobs/{jobKey}/error', { path: { jobKey }, json: error, idempotencyKey: keyOf(options), signal: options.signal });
   }
 
   // ---- human tasks

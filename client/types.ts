@@ -35,6 +35,8 @@ export type ActivateJobsRequest = JsonBody<'postJobsActivate'>;
 export type ActivatedJob = Ok<'postJobsActivate', 200>['jobs'][number];
 export type FailJobRequest = JsonBody<'postJobsByJobKeyFail'>;
 export type CompleteJobRequest = JsonBody<'postJobsByJobKeyComplete'>;
+/** Extension: a worker's BPMN error for its job. */
+export type ThrowJobErrorRequest = JsonBody<'postJobsByJobKeyError'>;
 export type CompleteTaskRequest = JsonBody<'postTasksByIdComplete'>;
 
 export type TaskPage = Ok<'getTasks', 200>;

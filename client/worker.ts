@@ -3,7 +3,8 @@
 // more than `activateThreshold` of that (once the outcomes already on their
 // way are answered, so one activation fills their places too); runs the
 // handler on each job; a returned object completes the job with those
-// variables, a thrown error fails it with `retries - 1` and the message. An
+// variables, a thrown error fails it with `retries - 1` and the message, a
+// thrown BpmnError throws that BPMN error for it (an extension route). An
 // empty poll sleeps 1 to 5 s with jitter (SPEC.md's guidance) unless the
 // worker long-polls (`requestTimeout`, an extension). A job's outcome, once
 // known, is sent until the server takes it (with one Idempotency-Key for all
@@ -39,6 +40,26 @@ export class JobFailure extends Error {
   }
 }
 
+/**
+ * Thrown by a handler to throw a BPMN error for its job instead of failing
+ * it (extension: POST /api/v1/jobs/{jobKey}/error): the error boundary event
+ * or error event subprocess catching `code` takes over, with `variables` set
+ * where it is caught; when none catches it, the instance gets an incident.
+ */
+export class BpmnError extends Error {
+  override readonly name = 'BpmnError';
+  readonly code: string;
+  /** The message sent to the server (the Error's own message falls back to the code). */
+  readonly errorMessage?: string;
+  readonly variables?: Variables;
+  constructor(code: string, message?: string, variables?: Variables) {
+    super(message ?? code);
+    this.code = code;
+    this.errorMessage = message;
+    this.variables = variables;
+  }
+}
+
 export type WorkerEvent =
   | { type: 'poll'; requested: number; activated: number }
   | { type: 'poll-error'; error: unknown; delayMs: number }
@@ -47,11 +68,15 @@ export type WorkerEvent =
   | { type: 'job-duplicate'; job: ActivatedJob }
   | { type: 'job-completed'; job: ActivatedJob; durationMs: number }
   | { type: 'job-failed'; job: ActivatedJob; durationMs: number; retries: number; error: unknown }
+  /** The handler threw a BpmnError and the server took it. */
+  | { type: 'job-error-thrown'; job: ActivatedJob; durationMs: number; error: BpmnError }
   /** Sending the outcome got no answer (or 429/503); it is sent again with the same Idempotency-Key. */
-  | { type: 'outcome-retry'; job: ActivatedJob; outcome: 'complete' | 'fail'; error: unknown; delayMs: number }
+  | { type: 'outcome-retry'; job: ActivatedJob; outcome: Outcome; error: unknown; delayMs: number }
   /** The server refused the outcome (404: the job is gone, e.g. its instance was cancelled; 409; 400). */
-  | { type: 'outcome-refused'; job: ActivatedJob; outcome: 'complete' | 'fail'; error: unknown; repeated: boolean }
+  | { type: 'outcome-refused'; job: ActivatedJob; outcome: Outcome; error: unknown; repeated: boolean }
   | { type: 'stopped' };
+
+type Outcome = 'complete' | 'fail' | 'error';
 
 export interface WorkerOptions {
   /** A client to share (the caller closes it); otherwise one is made from url, apiKey and token, and closed by stop(). */
@@ -83,6 +108,8 @@ export interface WorkerStats {
   active: number;
   completed: number;
   failed: number;
+  /** Jobs the handler threw a BpmnError for. */
+  errored: number;
   polls: number;
 }
 
@@ -120,7 +147,7 @@ export function createWorker(options: WorkerOptions): Worker {
   const inHand = new Map<string, Promise<void>>();
   /** The jobs in hand whose handler is done and whose outcome is on its way to the server. */
   const sending = new Set<string>();
-  const stats: WorkerStats = { active: 0, completed: 0, failed: 0, polls: 0 };
+  const stats: WorkerStats = { active: 0, completed: 0, failed: 0, errored: 0, polls: 0 };
   // Aborted by stop(): ends the poll loop's sleeps and retry back-offs early, never a request in flight.
   const stopping = new AbortController();
   let capacityFreed: (() => void) | undefined;
@@ -197,6 +224,15 @@ export function createWorker(options: WorkerOptions): Worker {
         throw new TypeError(`the handler returned ${Array.isArray(result) ? 'an array' : typeof result}; return an object of variables, or nothing`);
       }
     } catch (error) {
+      if (error instanceof BpmnError) {
+        sending.add(job.key);
+        const request = { errorCode: error.code, errorMessage: error.errorMessage?.slice(0, MAX_MESSAGE), variables: error.variables };
+        if (await sendOutcome(job, 'error', (options) => client.throwJobError(job.key, request, options))) {
+          stats.errored++;
+          emit({ type: 'job-error-thrown', job, durationMs: performance.now() - started, error });
+        }
+        return;
+      }
       const failure = error instanceof JobFailure ? error : undefined;
       const retries = Math.max(0, Math.floor(failure?.retries ?? job.retries - 1));
       if (failure?.retryBackoffMs && retries > 0) await pause(failure.retryBackoffMs);
@@ -224,7 +260,7 @@ export function createWorker(options: WorkerOptions): Worker {
    * first result; one that does not answers 404 to the repeat of an applied
    * completion (the job is gone), which is reported with `repeated: true`.
    */
-  async function sendOutcome(job: ActivatedJob, outcome: 'complete' | 'fail', send: (options: { idempotencyKey: string }) => Promise<void>): Promise<boolean> {
+  async function sendOutcome(job: ActivatedJob, outcome: Outcome, send: (options: { idempotencyKey: string }) => Promise<void>): Promise<boolean> {
     const idempotencyKey = crypto.randomUUID();
     for (let attempt = 1; ; attempt++) {
       try {

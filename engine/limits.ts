@@ -24,6 +24,8 @@ export const LIMITS = {
   maxIdLength: 255,
   /** Free text a client sends (an error message of a failed job, a description). */
   maxTextLength: 10_000,
+  /** A failed job's retryBackOff (extension), in milliseconds: one day. */
+  maxRetryBackOffMs: 86_400_000,
   /** A BPMN or DMN document, in UTF-8 bytes (compileBpmn and compileDmn take a lower one). */
   maxModelBytes: 10 * 1024 * 1024,
   /** Nesting of elements in a BPMN or DMN document, the root element being level 1. */

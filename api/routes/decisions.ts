@@ -56,7 +56,7 @@ export const register: RegisterRoutes = async (app, ctx) => {
     {
       method: 'POST',
       path: '/api/v1/models',
-      summary: 'Deploy a DMN model: every decision in it gets a version (identical XML keeps its version). Must precede evaluation.',
+      summary: 'Deploy a DMN model: every decision in it gets a version (XML identical to the latest version keeps it). Must precede evaluation.',
       tags: TAGS,
       auth: 'apiKey',
       query: uploadQuery,

@@ -2,10 +2,11 @@
 // answered at once (`jobs: []` when none), then complete or fail them. An
 // activated job stays with its worker until then (no lock period); a failed
 // job with retries left is offered again at once; with none the instance
-// goes to INCIDENT. Long polling (`requestTimeout`) and the Idempotency-Key
-// header on complete and fail are opt-in extensions.
+// goes to INCIDENT. Long polling (`requestTimeout`), the Idempotency-Key
+// header on complete and fail, and a worker's BPMN error (`/error`) are
+// opt-in extensions.
 import { z } from 'zod';
-import { offerOf, type ActivatedJob } from '../../engine/index.ts';
+import { LIMITS, offerOf, type ActivatedJob } from '../../engine/index.ts';
 import { route } from '../openapi/route.ts';
 import { keyedCommand, scopedKey } from '../services/idempotency.ts';
 import { idSchema, textSchema } from '../services/ids.ts';
@@ -43,9 +44,26 @@ export const jobSchema = z.object({
   customHeaders: z.record(z.string(), z.string()),
   variables: z.record(z.string(), z.unknown()),
   worker: z.string(),
+  message: z
+    .object({
+      name: z.string().describe('The message name.'),
+      correlationKey: z
+        .string()
+        .optional()
+        .describe('zeebe:subscription correlationKey as evaluated when the wait began (a number as its text); absent when there is none or it gave neither.'),
+    })
+    .optional()
+    .describe('Extension: on the job of a message wait (`message:<name>`, `event:message:<elementId>`), the message it waits for.')
+    .meta({ 'x-orca-extension': true }),
 });
 
 const jobKeyParams = z.object({ jobKey: keySchema });
+
+export const jobErrorBody = z.object({
+  errorCode: idSchema.describe('The BPMN error code: caught by the nearest error boundary event or error event subprocess with this code, or a catch-all.'),
+  errorMessage: textSchema.optional().describe('Why; shown on the incident when nothing catches the error.'),
+  variables: variablesSchema.optional().describe('Set where the error is caught, as a completion without output mappings would set them.'),
+});
 
 export function jobView(job: ActivatedJob): z.infer<typeof jobSchema> {
   return { ...offerOf(job), variables: job.variables, worker: job.worker };
@@ -113,6 +131,14 @@ export const register: RegisterRoutes = async (app, ctx) => {
       body: z.object({
         retries: z.number().int().min(0).max(1_000_000).describe('Retries left: the job is offered again while above zero.'),
         errorMessage: textSchema.optional(),
+        retryBackOff: z
+          .number()
+          .int()
+          .min(0)
+          .max(LIMITS.maxRetryBackOffMs)
+          .optional()
+          .describe('Extension: with retries left, offer the job again after this many milliseconds instead of at once. Absent or 0: at once.')
+          .meta({ 'x-orca-extension': true }),
       }),
       response: { status: 204, description: 'Failed.' },
       errors: [400, 401, 404, 409],
@@ -124,6 +150,35 @@ export const register: RegisterRoutes = async (app, ctx) => {
         params.jobKey,
         body.retries,
         body.errorMessage,
+        keyedCommand(idempotency, (key) => scopedKey.job(params.jobKey, key)),
+        body.retryBackOff || undefined,
+      );
+      return reply.code(204).send();
+    },
+  );
+
+  route(
+    app,
+    {
+      method: 'POST',
+      path: '/api/v1/jobs/:jobKey/error',
+      summary:
+        'Extension: throw a BPMN error for a job instead of completing it. The job is withdrawn; the error is caught by the nearest matching ' +
+        'error boundary event or error event subprocess (across call activities), else the instance goes to INCIDENT (UNHANDLED_ERROR_EVENT). 404 when the job is gone.',
+      tags: TAGS,
+      auth: 'apiKey',
+      extension: true,
+      params: jobKeyParams,
+      body: jobErrorBody,
+      response: { status: 204, description: 'Thrown.' },
+      errors: [400, 401, 404, 409],
+      idempotent: true,
+    },
+    async ({ params, body, idempotency }, request, reply) => {
+      await ctx.engine.throwJobError(
+        request.account,
+        params.jobKey,
+        body,
         keyedCommand(idempotency, (key) => scopedKey.job(params.jobKey, key)),
       );
       return reply.code(204).send();

@@ -21,7 +21,30 @@ export const deploymentSchema = z.object({
   bpmnProcessId: z.string(),
   version: z.number().int(),
   resourceName: z.string(),
-  isNew: z.boolean().describe('False when this exact XML was deployed before: its existing version is returned.'),
+  isNew: z
+    .boolean()
+    .describe("False when this exact XML is the latest version already: that version is returned. An older version's XML becomes a new version."),
+});
+
+export const deployWarningSchema = z.object({
+  elementId: z.string().nullable().describe('The element (or process) concerned; null for the model as a whole.'),
+  code: z
+    .string()
+    .describe(
+      'SCRIPT_TASK_IS_JOB, ERROR_CATCH_NEEDS_EXTENSION, ASSIGNMENT_IGNORED, FORM_IGNORED, TASK_SCHEDULE_IGNORED, MESSAGE_WAIT_IS_JOB, PROCESS_NOT_EXECUTABLE.',
+    ),
+  message: z.string().describe('What Orca does instead of what Camunda 8 would.'),
+});
+
+/** A BPMN deploy's answer: SPEC.md's `id` and `deployments`, and the warnings (extension) when there are any. */
+export const processDeploymentSchema = z.object({
+  id: z.string().describe('The first process id in the model.'),
+  deployments: z.array(deploymentSchema),
+  warnings: z
+    .array(deployWarningSchema)
+    .optional()
+    .describe('Extension: elements that deploy but run differently from Camunda 8, each with what happens instead. Absent when there are none.')
+    .meta({ 'x-orca-extension': true }),
 });
 
 export const processVersionSchema = z.object({
@@ -61,7 +84,7 @@ export const register: RegisterRoutes = async (app, ctx) => {
         contentTypes: ['multipart/form-data', 'application/xml'],
         description: 'A multipart form with the file part `file`, or the raw BPMN XML (then ?resourceName= is required).',
       },
-      response: { status: 200, schema: z.object({ id: z.string(), deployments: z.array(deploymentSchema) }) },
+      response: { status: 200, schema: processDeploymentSchema },
       errors: [400, 401, 413, 415],
       credits: 0,
       idempotent: true,

@@ -1,6 +1,7 @@
 // Deploying models as every interface does it (REST uploads, MCP): BPMN
 // processes and DMN decisions, free of charge; a model the compiler refuses
-// is INVALID_INPUT with each problem, naming the field the XML came from.
+// is INVALID_INPUT with each problem, naming the field the XML came from. A
+// BPMN answer lists the model's warnings (extension) when it has any.
 import { type CommandOptions, ModelRejected } from '../../engine/index.ts';
 import type { ApiContext } from '../context.ts';
 import { rejectedModel } from './model-upload.ts';
@@ -10,16 +11,20 @@ type Keyed = CommandOptions & { commandKey: string; fingerprint: string };
 export async function deployProcessModel(ctx: ApiContext, account: string, xml: string, resourceName: string, field: string, keyed?: Keyed) {
   let deployed;
   try {
-    deployed = await ctx.engine.deploy(account, xml, resourceName, keyed);
+    deployed = await ctx.engine.deployModel(account, xml, resourceName, keyed);
   } catch (err) {
     if (err instanceof ModelRejected) throw rejectedModel(err.problems, field);
     throw err;
   }
-  if (deployed.length === 0) throw rejectedModel([], field);
-  return {
-    id: deployed[0].bpmnProcessId,
-    deployments: deployed.map((d) => ({ bpmnProcessId: d.bpmnProcessId, version: d.version, resourceName, isNew: d.isNew })),
+  const { deployments, warnings } = deployed;
+  if (deployments.length === 0) throw rejectedModel([], field);
+  const answer = {
+    id: deployments[0].bpmnProcessId,
+    deployments: deployments.map((d) => ({ bpmnProcessId: d.bpmnProcessId, version: d.version, resourceName, isNew: d.isNew })),
   };
+  // Left out when there is nothing to say, so the answer is SPEC.md's own for such a model.
+  if (warnings.length === 0) return answer;
+  return { ...answer, warnings: warnings.map((w) => ({ elementId: w.elementId ?? null, code: w.code, message: w.message })) };
 }
 
 export async function deployDecisionModel(ctx: ApiContext, account: string, xml: string, resourceName: string, field: string, keyed?: Keyed) {

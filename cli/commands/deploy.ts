@@ -1,7 +1,8 @@
 // `orca deploy FILE…`: deploys BPMN (`.bpmn`) and DMN (`.dmn`) files, DMN
 // files first so a process's decisions are there before it is. One request
 // per file: what was deployed before a refusal stays deployed and is
-// printed before the refusal. The client library sends a file where its
+// printed before the refusal. Warnings the server gives (elements that run
+// differently from Camunda 8) go to stderr. The client library sends a file where its
 // name says; a name that contradicts the namespace the XML declares is
 // refused here, before anything is sent.
 import { basename } from 'node:path';
@@ -40,7 +41,12 @@ export function runDeploy(argv: string[]): Promise<number> {
     const ordered = [...files.filter((f) => f.dmn), ...files.filter((f) => !f.dmn)];
     const answers: unknown[] = [];
     const rows: Row[] = [];
-    const print = () => (values.json ? printJson(answers) : printTable(rows, COLUMNS, 'nothing deployed'));
+    const warnings: string[] = [];
+    const print = () => {
+      if (values.json) printJson(answers);
+      else printTable(rows, COLUMNS, 'nothing deployed');
+      for (const line of warnings) process.stderr.write(`${line}\n`);
+    };
     try {
       for (const file of ordered) {
         const answer = await client.deploy(
@@ -49,6 +55,10 @@ export function runDeploy(argv: string[]): Promise<number> {
         );
         answers.push({ file: file.path, ...answer });
         rows.push(...rowsOf(file.path, answer));
+        if (answer.kind === 'process') {
+          for (const w of answer.warnings ?? [])
+            warnings.push(`${file.path}: warning: ${w.elementId === null ? '' : `[${w.elementId}] `}${w.code}: ${w.message}`);
+        }
       }
     } catch (error) {
       if (answers.length > 0) print();
@@ -63,7 +73,7 @@ const COLUMNS = [
   { header: 'kind', value: (r: Row) => r.kind },
   { header: 'id', value: (r: Row) => r.id },
   { header: 'version', value: (r: Row) => String(r.version) },
-  { header: 'new', value: (r: Row) => (r.isNew ? 'yes' : 'no (same XML as that version)') },
+  { header: 'new', value: (r: Row) => (r.isNew ? 'yes' : 'no (same XML as the latest version)') },
 ];
 
 function kindOf(path: string, xml: string): 'process' | 'decision' {

@@ -276,6 +276,23 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/v1/jobs/{jobKey}/error': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Extension: throw a BPMN error for a job instead of completing it. The job is withdrawn; the error is caught by the nearest matching error boundary event or error event subprocess (across call activities), else the instance goes to INCIDENT (UNHANDLED_ERROR_EVENT). 404 when the job is gone. */
+    post: operations['postJobsByJobKeyError'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/v1/jobs/{jobKey}/fail': {
     parameters: {
       query?: never;
@@ -354,7 +371,7 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Deploy a DMN model: every decision in it gets a version (identical XML keeps its version). Must precede evaluation. */
+    /** Deploy a DMN model: every decision in it gets a version (XML identical to the latest version keeps it). Must precede evaluation. */
     post: operations['postModels'];
     delete?: never;
     options?: never;
@@ -2294,6 +2311,100 @@ export interface operations {
       };
     };
   };
+  postJobsByJobKeyError: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Extension: a key of your choosing (e.g. a UUID) that makes a retry safe. The same key with the same request answers the first result, status and body, for at least the command retention (24 hours by default) and changes nothing again (nor charges again); the same key with a different request is a 409 `IDEMPOTENCY_KEY_REUSED`. Keys belong to the account: starts share one space, deploys another, each job (or task) has its own; a mailbox message's key belongs to the sending agent and lasts as long as the message. 1 to 255 printable ASCII characters (400 otherwise). */
+        'Idempotency-Key'?: string;
+      };
+      path: {
+        jobKey: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /** @description The BPMN error code: caught by the nearest error boundary event or error event subprocess with this code, or a catch-all. */
+          errorCode: string;
+          /** @description Why; shown on the incident when nothing catches the error. */
+          errorMessage?: string;
+          /** @description Set where the error is caught, as a completion without output mappings would set them. */
+          variables?: {
+            [key: string]: unknown;
+          };
+        };
+      };
+    };
+    responses: {
+      /** @description Thrown. */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Invalid input; `errors` lists each failing field. Every string refuses NUL and lone UTF-16 surrogates; variables nest at most 64 levels; ids are at most 255 characters (the limits: docs/api.md). */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Missing, unknown, retired or expired credential; `WWW-Authenticate` names the ways to send one. */
+      401: {
+        headers: {
+          /** @description The ways to authenticate (RFC 9110 §11.6.1), e.g. `Bearer realm="orca", ApiKey realm="orca", header="X-API-Key"`. */
+          'WWW-Authenticate'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Not found (or not yours). */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Wrong state for this action. Extension: or `IDEMPOTENCY_KEY_REUSED`, the Idempotency-Key was used before for a different request (nothing was done). */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Request body too large. */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Rate limited; retry after `Retry-After` seconds. */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying. */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
   postJobsByJobKeyFail: {
     parameters: {
       query?: never;
@@ -2312,6 +2423,8 @@ export interface operations {
           errorMessage?: string;
           /** @description Retries left: the job is offered again while above zero. */
           retries: number;
+          /** @description Extension: with retries left, offer the job again after this many milliseconds instead of at once. Absent or 0: at once. */
+          retryBackOff?: number;
         };
       };
     };
@@ -2419,6 +2532,13 @@ export interface operations {
               elementId: string;
               elementInstanceKey: string;
               key: string;
+              /** @description Extension: on the job of a message wait (`message:<name>`, `event:message:<elementId>`), the message it waits for. */
+              message?: {
+                /** @description zeebe:subscription correlationKey as evaluated when the wait began (a number as its text); absent when there is none or it gave neither. */
+                correlationKey?: string;
+                /** @description The message name. */
+                name: string;
+              };
               processDefinitionVersion: number;
               processInstanceKey: string;
               retries: number;
@@ -3158,12 +3278,22 @@ export interface operations {
           'application/json': {
             deployments: {
               bpmnProcessId: string;
-              /** @description False when this exact XML was deployed before: its existing version is returned. */
+              /** @description False when this exact XML is the latest version already: that version is returned. An older version's XML becomes a new version. */
               isNew: boolean;
               resourceName: string;
               version: number;
             }[];
+            /** @description The first process id in the model. */
             id: string;
+            /** @description Extension: elements that deploy but run differently from Camunda 8, each with what happens instead. Absent when there are none. */
+            warnings?: {
+              /** @description SCRIPT_TASK_IS_JOB, ERROR_CATCH_NEEDS_EXTENSION, ASSIGNMENT_IGNORED, FORM_IGNORED, TASK_SCHEDULE_IGNORED, MESSAGE_WAIT_IS_JOB, PROCESS_NOT_EXECUTABLE. */
+              code: string;
+              /** @description The element (or process) concerned; null for the model as a whole. */
+              elementId: string | null;
+              /** @description What Orca does instead of what Camunda 8 would. */
+              message: string;
+            }[];
           };
         };
       };

@@ -86,7 +86,11 @@ describe('compiled model', () => {
     expect(model.lanes).toEqual([{ id: 'lane', name: 'Sales', processId: 'order', flowNodeRefs: ['start'] }]);
     expect(model.participants).toEqual([{ id: 'pool', name: 'Shop', processRef: 'order' }]);
     expect(model.nonExecutableProcesses).toEqual(['draft']);
-    expect(model.warnings).toHaveLength(1);
+    // The draft process is ignored; the receive task waitPay is a job, not a message subscription.
+    expect(model.warnings.map((w) => [w.elementId, w.code])).toEqual([
+      ['draft', 'PROCESS_NOT_EXECUTABLE'],
+      ['waitPay', 'MESSAGE_WAIT_IS_JOB'],
+    ]);
     const diagram = model.diagram as { local: string; attrs: Record<string, string>; children: { local: string }[] }[];
     expect(diagram).toHaveLength(1);
     expect(diagram[0]).toMatchObject({ local: 'BPMNDiagram', attrs: { id: 'diagram' } });

@@ -8,7 +8,8 @@ import { Findings } from './findings.ts';
 import { DEFAULT_MAX_BYTES, DEFAULT_MAX_ELEMENTS, type Limits } from './guards.ts';
 import { fillUpstream } from './reachability.ts';
 import { readProcess, type Lane, type ProcessRead } from './read-process.ts';
-import type { CompiledModel, CompileResult, FlowNode, ModelProblem, ProcessModel, SequenceFlow } from './types.ts';
+import { camundaDifferences } from './camunda-differences.ts';
+import type { CompiledModel, CompileResult, FlowNode, ModelProblem, ModelWarning, ProcessModel, SequenceFlow } from './types.ts';
 import { checkFeel, checkZeebeDeclaration, validateProcess, type ProcessIndex } from './validate.ts';
 import { BPMN_NS, BPMNDI_NS, parseXml, type XmlElement } from './xml.ts';
 
@@ -107,7 +108,7 @@ function compileParsed(root: XmlElement, limits: Limits): CompileResult {
   }
 
   const executable = processes.filter((p) => p.isExecutable);
-  const warnings: ModelProblem[] = [];
+  const warnings: ModelWarning[] = [];
   if (executable.length === 0) {
     const names = processes.map((p) => `'${p.id}'`).join(', ');
     findings.problem(
@@ -120,7 +121,11 @@ function compileParsed(root: XmlElement, limits: Limits): CompileResult {
   for (const p of processes) {
     if (!p.isExecutable) {
       if (executable.length > 0)
-        warnings.push({ elementId: p.id, message: `Process '${p.id}' is not executable (isExecutable is not "true") and is ignored.` });
+        warnings.push({
+          elementId: p.id,
+          code: 'PROCESS_NOT_EXECUTABLE',
+          message: `Process '${p.id}' is not executable (isExecutable is not "true") and is ignored.`,
+        });
       continue;
     }
     validateProcess(p, index, p.findings);
@@ -130,7 +135,10 @@ function compileParsed(root: XmlElement, limits: Limits): CompileResult {
   checkFeel(findings);
   if (findings.problems.length > 0) return fail(findings.problems);
 
-  for (const p of executable) fillUpstream(p);
+  for (const p of executable) {
+    fillUpstream(p);
+    warnings.push(...camundaDifferences(p));
+  }
   const lanes: Lane[] = processes.flatMap((p) => p.lanes);
   const model: CompiledModel = {
     processes: executable.map(toProcessModel),

@@ -53,14 +53,23 @@ export function userTaskJob(ext: ZeebeExtensions): JobDefinition {
   return { type: { kind: 'literal', value: 'userTask' }, retries: retriesOf(ext), headers: headersOf(ext) };
 }
 
+/** What a message wait's job tells its worker: the message name and the correlation key (FEEL source), if any. */
+function messageOf(name: ValueExpr, correlationKey: string | undefined): NonNullable<JobDefinition['message']> {
+  return correlationKey === undefined || correlationKey === '' ? { name } : { name, correlationKey };
+}
+
 /** `message:<name>`; a FEEL message name makes the type FEEL too. */
-export function receiveTaskJob(messageName: string, ext: ZeebeExtensions): JobDefinition {
+export function receiveTaskJob(messageName: string, ext: ZeebeExtensions, correlationKey?: string): JobDefinition {
   const type: ValueExpr = isFeel(messageName)
     ? { kind: 'feel', source: `"message:" + string(${feelSource(messageName)})` }
     : { kind: 'literal', value: `message:${messageName.trim()}` };
-  return { type, retries: retriesOf(ext), headers: headersOf(ext) };
+  const name: ValueExpr = isFeel(messageName) ? valueExpr(messageName) : { kind: 'literal', value: messageName.trim() };
+  return { type, retries: retriesOf(ext), headers: headersOf(ext), message: messageOf(name, correlationKey && feelSource(correlationKey)) };
 }
 
-export function messageCatchJob(id: string, ext: ZeebeExtensions): JobDefinition {
-  return { type: { kind: 'literal', value: `event:message:${id}` }, retries: retriesOf(ext), headers: headersOf(ext) };
+/** `event:message:<id>`; `correlationKey` is FEEL source, as the event definition holds it. */
+export function messageCatchJob(id: string, ext: ZeebeExtensions, messageName?: ValueExpr, correlationKey?: string): JobDefinition {
+  const job: JobDefinition = { type: { kind: 'literal', value: `event:message:${id}` }, retries: retriesOf(ext), headers: headersOf(ext) };
+  if (messageName !== undefined) job.message = messageOf(messageName, correlationKey);
+  return job;
 }

@@ -192,7 +192,9 @@ function readNode(el: XmlElement, id: string, parent: string | null, scope: Scop
       node.cancelActivity = el.attrs.cancelActivity !== 'false';
     }
     if (kind === 'startEvent' && scope === 'eventSubProcess') node.isInterrupting = el.attrs.isInterrupting !== 'false';
-    if (kind === 'intermediateCatchEvent' && event.kind === 'message') node.job = messageCatchJob(id, zeebe);
+    if (kind === 'intermediateCatchEvent' && event.kind === 'message') {
+      node.job = messageCatchJob(id, zeebe, event.definition?.messageName, event.definition?.correlationKey);
+    }
   }
 
   if (ACTIVITIES.has(kind) || GATEWAYS.has(kind)) {
@@ -248,7 +250,7 @@ function readNode(el: XmlElement, id: string, parent: string | null, scope: Scop
       const message = resolveMessage(el.attrs.messageRef, { id, subject }, catalog, findings);
       if (message?.name !== undefined && message.name.trim() !== '') {
         info.messageName = message.name;
-        node.job = receiveTaskJob(message.name, zeebe);
+        node.job = receiveTaskJob(message.name, zeebe, message.correlationKey);
       }
       break;
     }

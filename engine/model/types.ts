@@ -65,6 +65,8 @@ export interface JobDefinition {
   retries: ValueExpr;
   /** zeebe:taskHeaders, plus engine-provided headers (for example the script expression). */
   headers: Record<string, string>;
+  /** Message waits (receive tasks, message catch events): the message, evaluated when the job is created. */
+  message?: { name: ValueExpr; correlationKey?: string };
 }
 
 export interface LoopDefinition {
@@ -176,7 +178,7 @@ export interface CompiledModel {
   /** Diagram interchange, kept raw (parsed XML objects) for later rendering. */
   diagram?: unknown;
   /** Non-fatal findings (for example non-executable processes ignored). */
-  warnings: ModelProblem[];
+  warnings: ModelWarning[];
 }
 
 export interface ModelProblem {
@@ -184,6 +186,11 @@ export interface ModelProblem {
   elementId?: string;
   /** A sentence a modeller understands. */
   message: string;
+}
+
+/** Something about a model that deploys but may not do what its author meant (camunda-differences.ts), with a code to tell them apart. */
+export interface ModelWarning extends ModelProblem {
+  code: string;
 }
 
 export type CompileResult = { ok: true; model: CompiledModel } | { ok: false; problems: ModelProblem[] };

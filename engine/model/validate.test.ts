@@ -197,7 +197,9 @@ describe('start events and executable processes', () => {
     const model = compileOk(xml);
     expect(model.processes.map((p) => p.id)).toEqual(['p']);
     expect(model.nonExecutableProcesses).toEqual(['draft']);
-    expect(model.warnings).toEqual([{ elementId: 'draft', message: `Process 'draft' is not executable (isExecutable is not "true") and is ignored.` }]);
+    expect(model.warnings).toEqual([
+      { elementId: 'draft', code: 'PROCESS_NOT_EXECUTABLE', message: `Process 'draft' is not executable (isExecutable is not "true") and is ignored.` },
+    ]);
   });
 
   it('a process with no start event at all', () => {

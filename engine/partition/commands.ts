@@ -6,7 +6,9 @@ import type { RejectionCode, Variables } from '../runtime/types.ts';
 export type EngineCommand = (
   | { kind: 'start'; account: string; bpmnProcessId: string; variables: Variables }
   | { kind: 'completeJob'; account: string; jobKey: string; variables?: Variables }
-  | { kind: 'failJob'; account: string; jobKey: string; retries: number; errorMessage?: string }
+  | { kind: 'failJob'; account: string; jobKey: string; retries: number; errorMessage?: string; retryBackOff?: number }
+  /** A worker threw a BPMN error for its job (extension). */
+  | { kind: 'throwJobError'; account: string; jobKey: string; errorCode: string; errorMessage?: string; variables?: Variables }
   | { kind: 'cancel'; account: string; instanceKey: string }
   /** A new version was deployed: (re)arm its timer start events, withdrawing the previous version's. */
   | { kind: 'scheduleStartTimers'; account: string; bpmnProcessId: string; version: number }
@@ -55,3 +57,8 @@ export type CommandReply = ({ ok: true; value: StartedInstance | { done: true } 
   /** The origin of the command that was applied, when it carried one (stored with the result). */
   origin?: CommandOrigin;
 };
+
+/** The commands that address a job (and so its instance through the job). */
+export function isJobCommand(command: EngineCommand): command is Extract<EngineCommand, { kind: 'completeJob' | 'failJob' | 'throwJobError' }> {
+  return command.kind === 'completeJob' || command.kind === 'failJob' || command.kind === 'throwJobError';
+}

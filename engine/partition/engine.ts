@@ -13,7 +13,7 @@ import { compileDmn } from '../dmn/index.ts';
 import { NO_METRICS, type EngineGauges, type EngineMetrics } from '../metrics.ts';
 import { inSpan, type Tracer } from '../tracing.ts';
 import { compileBpmn } from '../model/index.ts';
-import type { ModelProblem } from '../model/types.ts';
+import type { ModelProblem, ModelWarning } from '../model/types.ts';
 import { createQueues, type ActivatedJob, type Queues } from '../queue/index.ts';
 import type { Variables } from '../runtime/types.ts';
 import { createStore, openDatabase, StoreUnavailableError, type Database, type Store, type Tx } from '../store/index.ts';
@@ -75,11 +75,31 @@ export interface CommandOptions {
   onReplay?: () => void;
 }
 
+export interface DeployedProcess {
+  bpmnProcessId: string;
+  version: number;
+  isNew: boolean;
+}
+
+/** What a worker throws instead of completing its job. */
+export interface JobError {
+  errorCode: string;
+  errorMessage?: string;
+  variables?: Variables;
+}
+
 export interface Engine {
   readonly store: Store;
   readonly queues: Queues;
   readonly partitions: number;
-  deploy(account: string, xml: string, resourceName: string, options?: CommandOptions): Promise<{ bpmnProcessId: string; version: number; isNew: boolean }[]>;
+  deploy(account: string, xml: string, resourceName: string, options?: CommandOptions): Promise<DeployedProcess[]>;
+  /** deploy, with the model's warnings: what deploys but runs differently from Camunda 8 (engine/model/camunda-differences.ts). */
+  deployModel(
+    account: string,
+    xml: string,
+    resourceName: string,
+    options?: CommandOptions,
+  ): Promise<{ deployments: DeployedProcess[]; warnings: ModelWarning[] }>;
   deployDecisions(
     account: string,
     xml: string,
@@ -93,7 +113,10 @@ export interface Engine {
   startInstance(account: string, bpmnProcessId: string, variables?: Variables, options?: CommandOptions): Promise<StartedInstance>;
   activateJobs(account: string, type: string, max: number, worker: string, requestTimeoutMs?: number): Promise<ActivatedJob[]>;
   completeJob(account: string, jobKey: string, variables?: Variables, options?: CommandOptions): Promise<void>;
-  failJob(account: string, jobKey: string, retries: number, errorMessage?: string, options?: CommandOptions): Promise<void>;
+  /** `retryBackOff` (ms, extension): offer the job again after it instead of at once. */
+  failJob(account: string, jobKey: string, retries: number, errorMessage?: string, options?: CommandOptions, retryBackOff?: number): Promise<void>;
+  /** A worker's BPMN error for its job (extension): caught by the nearest matching error catch, else an incident. */
+  throwJobError(account: string, jobKey: string, error: JobError, options?: CommandOptions): Promise<void>;
   /**
    * Whether a command under the client's key has a committed result already:
    * a start's (no jobKey) or one on the job `jobKey`. One index probe; the
@@ -256,6 +279,30 @@ function engineApi(parts: {
     return { versions: outcome.removed };
   }
 
+  async function deployModel(account: string, xml: string, resourceName: string, options: CommandOptions = {}) {
+    const compiled = compileBpmn(xml);
+    if (!compiled.ok) throw new ModelRejected(compiled.problems);
+    const inputs = compiled.model.processes.map((p) => ({ bpmnProcessId: p.id, resourceName, xml }));
+    const results = await deployOnce(account, options, (tx) => store.definitions.deployProcesses(account, inputs, tx));
+    models.invalidate(account);
+    // A new version (re)arms its timer start events and withdraws the previous version's,
+    // on the partition that owns this process's start timers. A replayed deploy sends the
+    // same commands again (their keys answer them once), in case the first sending was cut short.
+    for (const r of results) {
+      const process = compiled.model.processes.find((p) => p.id === r.bpmnProcessId)!;
+      const hasTimerStart = process.startEvents.some((id) => process.elements[id].eventDefinition?.kind === 'timer');
+      if (!r.isNew || (!hasTimerStart && r.version === 1)) continue;
+      const partition = hashToPartition(`${account}\u0000${r.bpmnProcessId}`, partitions);
+      await send(
+        partition,
+        { kind: 'scheduleStartTimers', account, bpmnProcessId: r.bpmnProcessId, version: r.version },
+        `${account}:start-timers:${r.bpmnProcessId}:${r.version}`,
+      );
+    }
+    const deployments = results.map((r) => ({ bpmnProcessId: r.bpmnProcessId, version: r.version, isNew: r.isNew }));
+    return { deployments, warnings: compiled.model.warnings };
+  }
+
   function partitionOf(key: string, what: string): number {
     const partition = partitionOfKey(key);
     if (partition === undefined || partition >= partitions) throw new EngineError('NOT_FOUND', `${what} '${key}' not found.`);
@@ -268,27 +315,10 @@ function engineApi(parts: {
     partitions,
 
     async deploy(account, xml, resourceName, options = {}) {
-      const compiled = compileBpmn(xml);
-      if (!compiled.ok) throw new ModelRejected(compiled.problems);
-      const inputs = compiled.model.processes.map((p) => ({ bpmnProcessId: p.id, resourceName, xml }));
-      const results = await deployOnce(account, options, (tx) => store.definitions.deployProcesses(account, inputs, tx));
-      models.invalidate(account);
-      // A new version (re)arms its timer start events and withdraws the previous version's,
-      // on the partition that owns this process's start timers. A replayed deploy sends the
-      // same commands again (their keys answer them once), in case the first sending was cut short.
-      for (const r of results) {
-        const process = compiled.model.processes.find((p) => p.id === r.bpmnProcessId)!;
-        const hasTimerStart = process.startEvents.some((id) => process.elements[id].eventDefinition?.kind === 'timer');
-        if (!r.isNew || (!hasTimerStart && r.version === 1)) continue;
-        const partition = hashToPartition(`${account}\u0000${r.bpmnProcessId}`, partitions);
-        await send(
-          partition,
-          { kind: 'scheduleStartTimers', account, bpmnProcessId: r.bpmnProcessId, version: r.version },
-          `${account}:start-timers:${r.bpmnProcessId}:${r.version}`,
-        );
-      }
-      return results.map((r) => ({ bpmnProcessId: r.bpmnProcessId, version: r.version, isNew: r.isNew }));
+      return (await deployModel(account, xml, resourceName, options)).deployments;
     },
+
+    deployModel,
 
     async deployDecisions(account, xml, resourceName, options = {}) {
       const compiled = compileDmn(xml);
@@ -336,8 +366,15 @@ function engineApi(parts: {
       await sendKeyed(partitionOf(jobKey, 'Job'), { kind: 'completeJob', account, jobKey, variables }, account, options);
     },
 
-    async failJob(account, jobKey, retries, errorMessage, options = {}) {
-      await sendKeyed(partitionOf(jobKey, 'Job'), { kind: 'failJob', account, jobKey, retries, errorMessage }, account, options);
+    async failJob(account, jobKey, retries, errorMessage, options = {}, retryBackOff) {
+      const command: EngineCommand = retryBackOff
+        ? { kind: 'failJob', account, jobKey, retries, errorMessage, retryBackOff }
+        : { kind: 'failJob', account, jobKey, retries, errorMessage };
+      await sendKeyed(partitionOf(jobKey, 'Job'), command, account, options);
+    },
+
+    async throwJobError(account, jobKey, error, options = {}) {
+      await sendKeyed(partitionOf(jobKey, 'Job'), { kind: 'throwJobError', account, jobKey, ...error }, account, options);
     },
 
     async hasCommandResult(account, commandKey, jobKey) {

@@ -11,7 +11,7 @@ import type { ActivatedJob, QueuedJob } from './types.ts';
  * what the API shows of a job besides its variables and worker.
  */
 export function offerOf(job: JobOffer): JobOffer {
-  return {
+  const offer: JobOffer = {
     key: job.key,
     type: job.type,
     retries: job.retries,
@@ -22,6 +22,8 @@ export function offerOf(job: JobOffer): JobOffer {
     elementInstanceKey: job.elementInstanceKey,
     customHeaders: job.customHeaders,
   };
+  if (job.message !== undefined) offer.message = job.message;
+  return offer;
 }
 
 /** The offer alone, as JSON, with when it was queued and its kind: never the account, partition or variables kept beside it. */

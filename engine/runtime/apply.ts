@@ -8,7 +8,8 @@
 import { subscribeEventSubProcesses } from './behavior/event-subprocess.ts';
 import { raiseIncident, setAside } from './behavior/incident.ts';
 import { jobOffer } from './behavior/job.ts';
-import { raiseUnhandledError, throwChildError, throwChildEscalation } from './behavior/throw.ts';
+import { armRetryBackOff, retryBackOffPassed } from './behavior/retry-back-off.ts';
+import { raiseUnhandledError, throwChildError, throwChildEscalation, throwJobError } from './behavior/throw.ts';
 import { mergeResultVariables } from './behavior/variables.ts';
 import { Execution } from './execution.ts';
 import { processorFor } from './processors.ts';
@@ -32,7 +33,9 @@ export function apply(instance: ProcessInstance | null, command: Command, ctx: A
     case 'completeJob':
       return completeJob(instance, command.jobKey, command.variables, ctx);
     case 'failJob':
-      return failJob(instance, command.jobKey, command.retries, command.errorMessage, ctx);
+      return failJob(instance, command, ctx);
+    case 'throwJobError':
+      return jobError(instance, command, ctx);
     case 'cancel':
       return run(instance, ctx, (exec) => {
         exec.terminateChildren(instance.key);
@@ -47,7 +50,7 @@ export function apply(instance: ProcessInstance | null, command: Command, ctx: A
       });
     case 'childError':
       return withCallActivity(instance, command.elementInstanceKey, ctx, (exec, ei) => {
-        if (!throwChildError(exec, ei, command.errorCode, command.errorMessage)) {
+        if (!throwChildError(exec, ei, command.errorCode, command.errorMessage, command.variables)) {
           // Nobody here catches it either: the child raises the incident where it was thrown.
           exec.effect({
             type: 'sendCommand',
@@ -79,6 +82,7 @@ function ended(instance: ProcessInstance, command: Command): Rejection {
       return { ok: false, code: 'INVALID_STATE', message: `Process instance '${instance.key}' cannot be cancelled: it is already ${state}.` };
     case 'completeJob':
     case 'failJob':
+    case 'throwJobError':
       return notFound(`Job '${command.jobKey}' not found: process instance '${instance.key}' is ${state}.`);
     default:
       return notFound(`Process instance '${instance.key}' is ${state}; nothing waits for this command.`);
@@ -154,25 +158,51 @@ function completeJob(instance: ProcessInstance, jobKey: string, variables: Varia
   });
 }
 
-function failJob(instance: ProcessInstance, jobKey: string, retries: number, errorMessage: string | undefined, ctx: ApplyContext): ApplyResult {
+function failJob(instance: ProcessInstance, command: Extract<Command, { type: 'failJob' }>, ctx: ApplyContext): ApplyResult {
+  const { jobKey, retries, errorMessage, retryBackOff } = command;
   const job = instance.jobs[jobKey];
   if (job === undefined) return notFound(`Job '${jobKey}' not found: it was completed or cancelled, or never existed.`);
   if (job.state === 'FAILED') return { ok: false, code: 'INVALID_STATE', message: `Job '${jobKey}' already failed with no retries left.` };
   if (!Number.isInteger(retries) || retries < 0) {
     return { ok: false, code: 'INVALID_ARGUMENT', message: `retries must be a whole number of at least 0, not ${String(retries)}.` };
   }
+  if (retryBackOff !== undefined && !(Number.isInteger(retryBackOff) && retryBackOff >= 0)) {
+    return { ok: false, code: 'INVALID_ARGUMENT', message: `retryBackOff must be a whole number of milliseconds, at least 0, not ${String(retryBackOff)}.` };
+  }
   return run(instance, ctx, (exec) => {
     job.retries = retries;
     job.errorMessage = errorMessage;
     exec.record('JOB_FAILED', { elementId: job.elementId, elementInstanceKey: job.elementInstanceKey, jobKey, detail: { retries, errorMessage } });
     if (retries > 0) {
-      // SPEC.md: a failed job with retries left is offered again at once.
-      exec.effect({ type: 'enqueueJob', job: jobOffer(instance, job) });
+      // SPEC.md: a failed job with retries left is offered again at once; with a retryBackOff (extension), when it has passed.
+      if (retryBackOff) armRetryBackOff(exec, job, retryBackOff);
+      else exec.effect({ type: 'enqueueJob', job: jobOffer(instance, job) });
       return;
     }
     job.state = 'FAILED';
     const ei = instance.elements[job.elementInstanceKey];
     raiseIncident(exec, ei, 'JOB_NO_RETRIES', errorMessage ? `No more retries left: ${errorMessage}` : 'No more retries left.', jobKey);
+  });
+}
+
+/**
+ * A worker threw a BPMN error for its job: the job is withdrawn and the
+ * error thrown from the job's element, as an error end event there would.
+ */
+function jobError(instance: ProcessInstance, command: Extract<Command, { type: 'throwJobError' }>, ctx: ApplyContext): ApplyResult {
+  const { jobKey } = command;
+  const job = instance.jobs[jobKey];
+  if (job === undefined) return notFound(`Job '${jobKey}' not found: it was completed or cancelled, or never existed.`);
+  if (job.state === 'FAILED') {
+    return { ok: false, code: 'INVALID_STATE', message: `Job '${jobKey}' failed with no retries left; its incident keeps the instance in INCIDENT.` };
+  }
+  if (command.variables !== undefined && !isVariables(command.variables)) return BAD_VARIABLES;
+  return run(instance, ctx, (exec) => {
+    const ei = instance.elements[job.elementInstanceKey];
+    delete instance.jobs[jobKey];
+    if (ei.jobKey === jobKey) ei.jobKey = undefined;
+    exec.effect({ type: 'cancelJob', jobKey, jobType: job.type });
+    throwJobError(exec, ei, jobKey, command.errorCode, command.errorMessage, command.variables);
   });
 }
 
@@ -182,6 +212,7 @@ function fireTimer(instance: ProcessInstance, timerKey: string, ctx: ApplyContex
   // A duplicate or early fire (a repeating timer already re-armed) must not fire it ahead of time.
   if (ctx.now() < timer.dueAt)
     return { ok: false, code: 'INVALID_STATE', message: `Timer '${timerKey}' is not due until ${new Date(timer.dueAt).toISOString()}.` };
+  if (timer.jobKey !== undefined) return run(instance, ctx, (exec) => retryBackOffPassed(exec, timer));
   return run(instance, ctx, (exec) => {
     const event = ctx.model.elements[timer.elementId];
     exec.record('TIMER_TRIGGERED', { elementId: event.id, detail: { timerKey, dueAt: timer.dueAt } });

@@ -133,8 +133,13 @@ export class InMemoryEngine {
     this.jobCommand(jobKey, { type: 'completeJob', jobKey, variables });
   }
 
-  failJob(jobKey: string, retries: number, errorMessage?: string): void {
-    this.jobCommand(jobKey, { type: 'failJob', jobKey, retries, errorMessage });
+  failJob(jobKey: string, retries: number, errorMessage?: string, retryBackOff?: number): void {
+    this.jobCommand(jobKey, { type: 'failJob', jobKey, retries, errorMessage, retryBackOff });
+  }
+
+  /** A worker's BPMN error for its job (extension): caught like an error end event's, variables set where it is caught. */
+  throwJobError(jobKey: string, errorCode: string, errorMessage?: string, variables?: Variables): void {
+    this.jobCommand(jobKey, { type: 'throwJobError', jobKey, errorCode, errorMessage, variables });
   }
 
   cancel(instanceKey: string): void {

@@ -31,7 +31,7 @@ export interface ElementInstance {
   /** Multi-instance: set on each inner instance (0-based index into the collection). */
   loopIndex?: number;
   /** An error thrown here waits for the parent instance to say whether it catches it. */
-  pendingError?: { errorCode: string; errorMessage?: string };
+  pendingError?: { errorCode: string; errorMessage?: string; variables?: Variables };
 }
 
 export interface LoopState {
@@ -52,6 +52,8 @@ export interface Timer {
   dueAt: number;
   schedule: TimerSchedule;
   firedCount: number;
+  /** A failed job's retry back-off (extension): firing offers this job again. */
+  jobKey?: string;
 }
 
 export type JobState = 'ACTIVATABLE' | 'FAILED';
@@ -65,6 +67,14 @@ export interface Job {
   customHeaders: Record<string, string>;
   state: JobState;
   errorMessage?: string;
+  /** A message wait's message, as evaluated when the job was created. */
+  message?: JobMessage;
+}
+
+/** Extension: which message a message wait's job stands for; the correlation key as evaluated when the wait began. */
+export interface JobMessage {
+  name: string;
+  correlationKey?: string;
 }
 
 export type IncidentType =
@@ -139,13 +149,25 @@ export type Command =
       depth?: number;
     }
   | { type: 'completeJob'; jobKey: string; variables?: Variables }
-  | { type: 'failJob'; jobKey: string; retries: number; errorMessage?: string }
+  /** `retryBackOff` (ms, extension): a job with retries left is offered again after it rather than at once. */
+  | { type: 'failJob'; jobKey: string; retries: number; errorMessage?: string; retryBackOff?: number }
+  /** A worker threw a BPMN error instead of completing its job (extension); the variables go where it is caught. */
+  | { type: 'throwJobError'; jobKey: string; errorCode: string; errorMessage?: string; variables?: Variables }
   | { type: 'cancel' }
   | { type: 'fireTimer'; timerKey: string }
   /** To a parent: its call activity's child completed with these variables. */
   | { type: 'childCompleted'; elementInstanceKey: string; variables: Variables }
   /** To a parent: an error its child did not catch, for the call activity and above to catch. */
-  | { type: 'childError'; elementInstanceKey: string; childInstanceKey: string; errorCode: string; errorMessage?: string; throwingElementInstanceKey: string }
+  | {
+      type: 'childError';
+      elementInstanceKey: string;
+      childInstanceKey: string;
+      errorCode: string;
+      errorMessage?: string;
+      throwingElementInstanceKey: string;
+      /** A worker-thrown error's variables, set where it is caught. */
+      variables?: Variables;
+    }
   /** To a parent: an escalation its child did not catch. */
   | { type: 'childEscalation'; elementInstanceKey: string; escalationCode: string }
   /** To a child: nobody above caught the error it threw. */
@@ -220,6 +242,7 @@ export interface JobOffer {
   elementId: string;
   elementInstanceKey: string;
   customHeaders: Record<string, string>;
+  message?: JobMessage;
 }
 
 export type Effect =

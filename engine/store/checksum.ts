@@ -1,5 +1,5 @@
-// Content checksums for deployed models: identical XML deploys to the same
-// version (DESIGN §4), so the checksum is over the exact bytes received.
+// Content checksums for deployed models: XML identical to the latest
+// version's keeps that version, so the checksum is over the exact bytes received.
 import { createHash } from 'node:crypto';
 
 export function checksumOf(xml: string): string {

@@ -1,6 +1,7 @@
 // DMN decisions: each decision of a deployed DMN model gets a version per
 // (account, decision id), with the same rules as processes, by the same code
-// (versioned-resources.ts): identical XML keeps its version, deploys of one
+// (versioned-resources.ts): XML identical to the latest keeps its version, an
+// older version's XML becomes the new latest, deploys of one
 // decision serialise on its `decisions` row. The whole DMN document is
 // stored with each decision, since a decision may require others in it.
 import type { Page, PageRequest } from './cursor.ts';

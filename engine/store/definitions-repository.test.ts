@@ -20,7 +20,7 @@ afterAll(() => testDb.cleanup());
 const bpmn = (id: string, revision: number) => `<definitions><process id="${id}"><startEvent id="s${revision}"/></process></definitions>`;
 
 describe('process definitions', () => {
-  it('versions per process: same checksum keeps the version, a new one increments', async () => {
+  it("versions per process: the latest version's checksum keeps it, anything else increments", async () => {
     const v1 = await definitions.deployProcess('acme', { bpmnProcessId: 'order', resourceName: 'order.bpmn', xml: bpmn('order', 1) });
     expect(v1).toMatchObject({ bpmnProcessId: 'order', version: 1, isNew: true, checksum: checksumOf(bpmn('order', 1)) });
 
@@ -35,18 +35,30 @@ describe('process definitions', () => {
     });
     expect(v2).toMatchObject({ version: 2, isNew: true });
 
-    // Redeploying an older model returns its old version rather than a new one.
-    expect(await definitions.deployProcess('acme', { bpmnProcessId: 'order', resourceName: 'order.bpmn', xml: bpmn('order', 1) })).toMatchObject({
-      version: 1,
-      isNew: false,
-    });
-
     const latest = await definitions.latestProcess('acme', 'order');
     expect(latest).toMatchObject({ version: 2, xml: bpmn('order', 2), resourceName: 'order.bpmn' });
     expect(latest!.deployedAt).toBeInstanceOf(Date);
     expect((await definitions.getProcessVersion('acme', 'order', 1))!.xml).toBe(bpmn('order', 1));
     expect(await definitions.getProcessVersion('acme', 'order', 3)).toBeNull();
     expect((await definitions.listProcessVersions('acme', 'order')).map((v) => v.version)).toEqual([1, 2]);
+  });
+
+  it("rolls back: an older version's XML deployed again becomes a new latest version", async () => {
+    const deploy = (revision: number) =>
+      definitions.deployProcess('acme', { bpmnProcessId: 'rollback', resourceName: 'r.bpmn', xml: bpmn('rollback', revision) });
+    await deploy(1);
+    await deploy(2);
+    expect(await deploy(1)).toMatchObject({ version: 3, isNew: true, checksum: checksumOf(bpmn('rollback', 1)) });
+    expect(await definitions.latestProcess('acme', 'rollback')).toMatchObject({ version: 3, xml: bpmn('rollback', 1) });
+    // Now the same XML is the latest: deploying it again keeps version 3.
+    expect(await deploy(1)).toMatchObject({ version: 3, isNew: false });
+    expect(await deploy(2)).toMatchObject({ version: 4, isNew: true });
+    expect((await definitions.listProcessVersions('acme', 'rollback')).map((v) => [v.version, v.checksum])).toEqual([
+      [1, checksumOf(bpmn('rollback', 1))],
+      [2, checksumOf(bpmn('rollback', 2))],
+      [3, checksumOf(bpmn('rollback', 1))],
+      [4, checksumOf(bpmn('rollback', 2))],
+    ]);
   });
 
   it('counts versions per account', async () => {
@@ -66,16 +78,16 @@ describe('process definitions', () => {
     ]);
   });
 
-  it('gives concurrent deploys of new models distinct versions, and identical ones the same', async () => {
+  it('gives concurrent deploys of new models distinct versions, and concurrent deploys of one XML one version', async () => {
     const xmls = Array.from({ length: 6 }, (_, i) => bpmn('race', i));
-    const results = await Promise.all(
-      [...xmls, ...xmls].map((xml) => definitions.deployProcess('acme', { bpmnProcessId: 'race', resourceName: 'r.bpmn', xml })),
-    );
-    const byChecksum = new Map<string, Set<number>>();
-    for (const r of results) byChecksum.set(r.checksum, (byChecksum.get(r.checksum) ?? new Set()).add(r.version));
-    expect([...byChecksum.values()].every((versions) => versions.size === 1)).toBe(true);
-    expect(results.filter((r) => r.isNew)).toHaveLength(6);
-    expect([...new Set(results.map((r) => r.version))].sort((a, b) => a - b)).toEqual([1, 2, 3, 4, 5, 6]);
+    const results = await Promise.all(xmls.map((xml) => definitions.deployProcess('acme', { bpmnProcessId: 'race', resourceName: 'r.bpmn', xml })));
+    expect(results.every((r) => r.isNew)).toBe(true);
+    expect(results.map((r) => r.version).sort((a, b) => a - b)).toEqual([1, 2, 3, 4, 5, 6]);
+
+    const same = bpmn('race', 99);
+    const repeated = await Promise.all(xmls.map(() => definitions.deployProcess('acme', { bpmnProcessId: 'race', resourceName: 'r.bpmn', xml: same })));
+    expect(repeated.filter((r) => r.isNew)).toHaveLength(1);
+    expect(new Set(repeated.map((r) => r.version))).toEqual(new Set([7]));
   });
 
   it("deploys as part of a caller's drizzle transaction, and is rolled back with it", async () => {
@@ -97,9 +109,11 @@ describe('process definitions', () => {
     const second = await definitions.listProcesses('acme', { limit: 2, cursor: first.nextCursor });
     expect(second.items.map((p) => [p.bpmnProcessId, p.latestVersion, p.version])).toEqual([
       ['order', 2, 2],
-      ['race', 6, 6],
+      ['race', 7, 7],
     ]);
-    expect(second.nextCursor).toBeNull();
+    const third = await definitions.listProcesses('acme', { limit: 2, cursor: second.nextCursor });
+    expect(third.items.map((p) => [p.bpmnProcessId, p.latestVersion])).toEqual([['rollback', 4]]);
+    expect(third.nextCursor).toBeNull();
   });
 
   it('rejects a malformed checksum', async () => {
@@ -125,7 +139,17 @@ describe('decisions', () => {
     expect(await decisions.latestDecision('acme', 'discount')).toMatchObject({ version: 2, xml: dmn(2) });
     expect(await decisions.getDecisionVersion('acme', 'discount', 1)).toMatchObject({ decisionName: 'Discount', xml: dmn(1) });
     expect(await decisions.latestDecision('globex', 'discount')).toBeNull();
-    expect((await decisions.listDecisions('acme')).items.map((d) => [d.decisionId, d.latestVersion])).toEqual([['discount', 2]]);
+    // Version 1's XML again: a rollback, as a new latest version.
+    expect(await decisions.deployDecision('acme', { decisionId: 'discount', resourceName: 'd.dmn', xml: dmn(1) })).toMatchObject({
+      version: 3,
+      isNew: true,
+    });
+    expect(await decisions.latestDecision('acme', 'discount')).toMatchObject({ version: 3, xml: dmn(1) });
+    expect(await decisions.deployDecision('acme', { decisionId: 'discount', resourceName: 'd.dmn', xml: dmn(1) })).toMatchObject({
+      version: 3,
+      isNew: false,
+    });
+    expect((await decisions.listDecisions('acme')).items.map((d) => [d.decisionId, d.latestVersion])).toEqual([['discount', 3]]);
   });
 
   it('deploys the decisions of one resource together, in input order, each with its name, and lists them paged by id', async () => {
@@ -145,12 +169,16 @@ describe('decisions', () => {
     expect(second.nextCursor).toBeNull();
   });
 
-  it('gives concurrent deploys of new decisions distinct versions, and identical ones the same', async () => {
+  it('gives concurrent deploys of new decisions distinct versions, and concurrent deploys of one XML one version', async () => {
     const xmls = Array.from({ length: 4 }, (_, i) => `<definitions><decision id="race"/><!-- ${i} --></definitions>`);
-    const results = await Promise.all([...xmls, ...xmls].map((xml) => decisions.deployDecision('acme', { decisionId: 'race', resourceName: 'r.dmn', xml })));
-    expect(results.filter((r) => r.isNew)).toHaveLength(4);
-    expect(new Set(results.map((r) => `${r.checksum}:${r.version}`)).size).toBe(4);
-    expect((await decisions.latestDecision('acme', 'race'))?.version).toBe(4);
+    const results = await Promise.all(xmls.map((xml) => decisions.deployDecision('acme', { decisionId: 'race', resourceName: 'r.dmn', xml })));
+    expect(results.every((r) => r.isNew)).toBe(true);
+    expect(results.map((r) => r.version).sort((a, b) => a - b)).toEqual([1, 2, 3, 4]);
+    const same = '<definitions><decision id="race"/><!-- same --></definitions>';
+    const repeated = await Promise.all(xmls.map(() => decisions.deployDecision('acme', { decisionId: 'race', resourceName: 'r.dmn', xml: same })));
+    expect(repeated.filter((r) => r.isNew)).toHaveLength(1);
+    expect(new Set(repeated.map((r) => r.version))).toEqual(new Set([5]));
+    expect((await decisions.latestDecision('acme', 'race'))?.version).toBe(5);
   });
 
   it('rejects a decision without an id', async () => {

@@ -1,6 +1,6 @@
 // BPMN process definitions: deploying a model yields a version per (account,
-// BPMN process id); identical XML (same checksum) keeps its version
-// (DESIGN §4), and deploys of one process serialise on its `definitions` row.
+// BPMN process id); XML identical to the latest version's keeps that version,
+// an older version's XML becomes the new latest (a rollback), and deploys of one process serialise on its `definitions` row.
 // The versioning is versioned-resources.ts, shared with DMN decisions; this
 // module names the tables and the process-shaped rows and methods.
 import { and, eq, inArray, isNull } from 'drizzle-orm';

@@ -44,6 +44,30 @@ describe('runtime rows', () => {
     expect(offerOfJobRow(stored)).toEqual({ ...offer, customHeaders: { region: 'eu' } });
   });
 
+  it("keeps a message wait's message (extension) through its row, apart from the custom headers", async () => {
+    const lease = await store.leases.acquireLease(3, 'shard-a', 10_000);
+    const key = keyOf(3, 1);
+    const document = instanceDoc(key, { bpmnProcessId: 'orders', version: 1 });
+    const job: Job = {
+      key: keyOf(3, 2),
+      type: 'message:paid',
+      retries: 3,
+      elementId: 'wait-paid',
+      elementInstanceKey: keyOf(3, 3),
+      customHeaders: { region: 'eu' },
+      state: 'ACTIVATABLE',
+      message: { name: 'paid', correlationKey: 'A-17' },
+    };
+    const keyless: Job = { ...job, key: keyOf(3, 4), message: { name: 'paid' } };
+    document.jobs[job.key] = job;
+    document.jobs[keyless.key] = keyless;
+    const rows = [jobRow('acme', document, job), jobRow('acme', document, keyless)];
+    await store.commitBatch({ partition: 3, epoch: lease!.epoch, instances: [{ account: 'acme', document }], jobsUpsert: rows });
+    const stored = await store.jobs.loadPartitionJobs(3);
+    expect(stored.map(offerOfJobRow)).toEqual([jobOffer(document, job), jobOffer(document, keyless)]);
+    expect(offerOfJobRow(stored[0])).toMatchObject({ customHeaders: { region: 'eu' }, message: { name: 'paid', correlationKey: 'A-17' } });
+  });
+
   it('stores a timer start event and reads the same schedule back', async () => {
     const lease = await store.leases.acquireLease(2, 'shard-a', 10_000);
     const dueAt = Date.UTC(2025, 0, 2);

@@ -6,7 +6,7 @@
 // offer its queue holds again, and a timer start event's row its schedule.
 import { jobOffer } from '../runtime/behavior/job.ts';
 import type { TimerSchedule } from '../timer/index.ts';
-import type { HistoryRecord, Incident, Job, JobOffer, ProcessInstance, Timer } from '../runtime/types.ts';
+import type { HistoryRecord, Incident, Job, JobMessage, JobOffer, ProcessInstance, Timer } from '../runtime/types.ts';
 import type { HistoryWrite, IncidentWrite, JobWrite, TimerWrite } from './batch-types.ts';
 import type { JobRecord } from './jobs-repository.ts';
 import type { TimerRecord } from './timers-repository.ts';
@@ -19,6 +19,12 @@ export interface StartTimer {
   schedule: TimerSchedule;
   firedCount: number;
 }
+
+// The jobs table has no column of its own for a message wait's message
+// (an extension): its row keeps it among the custom headers under these
+// keys, and the offer rebuilt from the row takes them out again.
+const MESSAGE_NAME_HEADER = 'orca:message.name';
+const CORRELATION_KEY_HEADER = 'orca:message.correlationKey';
 
 /** A job's row from the offer apply() queued (an effect), in `state`. */
 export function offeredJobRow(account: string, offer: JobOffer, state: JobWrite['state'], errorMessage?: string): JobWrite {
@@ -34,7 +40,7 @@ export function offeredJobRow(account: string, offer: JobOffer, state: JobWrite[
     retries: offer.retries,
     state,
     // Compiled models use prototype-less records; the SQL layer wants plain objects.
-    customHeaders: { ...offer.customHeaders },
+    customHeaders: offer.message === undefined ? { ...offer.customHeaders } : withMessage(offer.customHeaders, offer.message),
     errorMessage: errorMessage ?? null,
   };
 }
@@ -46,6 +52,11 @@ export function jobRow(account: string, instance: ProcessInstance, job: Job): Jo
 
 /** The offer a stored job stands for: what its queue holds again after a rebuild. */
 export function offerOfJobRow(row: JobRecord): JobOffer {
+  const headers = row.customHeaders;
+  if (headers !== null && MESSAGE_NAME_HEADER in headers) {
+    const { [MESSAGE_NAME_HEADER]: name, [CORRELATION_KEY_HEADER]: correlationKey, ...customHeaders } = headers;
+    return { ...offerOfJobRow({ ...row, customHeaders }), message: correlationKey === undefined ? { name } : { name, correlationKey } };
+  }
   return {
     key: row.key,
     type: row.type,
@@ -57,6 +68,12 @@ export function offerOfJobRow(row: JobRecord): JobOffer {
     elementInstanceKey: row.elementInstanceKey,
     customHeaders: row.customHeaders,
   };
+}
+
+function withMessage(headers: Record<string, string>, message: JobMessage): Record<string, string> {
+  const stored: Record<string, string> = { ...headers, [MESSAGE_NAME_HEADER]: message.name };
+  if (message.correlationKey !== undefined) stored[CORRELATION_KEY_HEADER] = message.correlationKey;
+  return stored;
 }
 
 export function timerRow(account: string, instance: ProcessInstance, timer: Timer): TimerWrite {

@@ -8,7 +8,7 @@
 // the API writes (identity, mail, credits, agents) are in schema-identity.ts,
 // webhooks and sign-in in schema-webhooks.ts, and exported from here too, so drizzle-kit and every reader see one schema.
 import { sql } from 'drizzle-orm';
-import { bigint, check, index, integer, jsonb, pgTable, primaryKey, text, uniqueIndex } from 'drizzle-orm/pg-core';
+import { bigint, check, index, integer, jsonb, pgTable, primaryKey, text } from 'drizzle-orm/pg-core';
 import type { TimerSchedule } from '../timer/index.ts';
 import type { HistoryRecord, JobState, ProcessInstance, Variables } from '../runtime/types.ts';
 import type { StoredRecord } from './history-records.ts';
@@ -48,11 +48,9 @@ export const definitionVersions = pgTable(
     checksum: text('checksum').notNull(),
     deployedAt: instant('deployed_at').notNull().defaultNow(),
   },
-  (t) => [
-    primaryKey({ columns: [t.account, t.bpmnProcessId, t.version] }),
-    // Redeploying identical XML finds its version through this index.
-    uniqueIndex('definition_versions_checksum_uq').on(t.account, t.bpmnProcessId, t.checksum),
-  ],
+  // No index on the checksum: a redeploy compares with the latest version only
+  // (found by the primary key), and a rollback repeats an older version's checksum.
+  (t) => [primaryKey({ columns: [t.account, t.bpmnProcessId, t.version] })],
 );
 
 /** One row per (account, decision id): the version counter of DMN decisions. */
@@ -79,7 +77,7 @@ export const decisionVersions = pgTable(
     checksum: text('checksum').notNull(),
     deployedAt: instant('deployed_at').notNull().defaultNow(),
   },
-  (t) => [primaryKey({ columns: [t.account, t.decisionId, t.version] }), uniqueIndex('decision_versions_checksum_uq').on(t.account, t.decisionId, t.checksum)],
+  (t) => [primaryKey({ columns: [t.account, t.decisionId, t.version] })],
 );
 
 export const instances = pgTable(

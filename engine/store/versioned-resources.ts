@@ -2,10 +2,13 @@
 // (definitions-repository.ts) and DMN decisions (decisions-repository.ts).
 // Each kind has a head table, one row per resource holding its latest
 // version, and a versions table holding every version with its XML and
-// checksum. Identical XML (same checksum) keeps its version (DESIGN §4);
-// deploys of one resource serialise on its head row, so concurrent deploys
-// neither skip nor duplicate a version. The repositories name the tables and
-// columns and keep their own method names; the queries are these.
+// checksum. XML identical to the latest version's (same checksum) keeps that
+// version; anything else, an older version's XML too, becomes a new latest
+// version (Zeebe's rule: deploying an old model again is a rollback that
+// the next start runs). Deploys of one resource serialise on its head row,
+// so concurrent deploys neither skip nor duplicate a version. The
+// repositories name the tables and columns and keep their own method names;
+// the queries are these.
 import { and, asc, eq, getTableName, gt } from 'drizzle-orm';
 import { type AnyPgColumn, type PgTable } from 'drizzle-orm/pg-core';
 import { checksumOf, isChecksum } from './checksum.ts';
@@ -64,7 +67,7 @@ export interface Deployed {
   id: string;
   version: number;
   checksum: string;
-  /** False when this exact XML was already deployed (the existing version is returned). */
+  /** False when this exact XML is the latest version already (that version is returned). */
   isNew: boolean;
 }
 
@@ -229,8 +232,8 @@ export function versionedResources<Id extends string, Summary extends SummaryCol
  * nothing when the head exists: ON CONFLICT DO NOTHING waits for a head
  * another transaction is inserting, so two first deploys never both create
  * version 1. `lock` locks an existing head; `write`, run after it, answers the
- * version holding this checksum, or bumps the head and inserts the next
- * version. Parameters: account, id, checksum, resource name, XML, then the
+ * latest version when it holds this checksum, or bumps the head and inserts
+ * the next version. Parameters: account, id, checksum, resource name, XML, then the
  * extra columns.
  */
 function deployStatements(tables: VersionedTables<string, SummaryColumns>) {
@@ -258,7 +261,9 @@ function deployStatements(tables: VersionedTables<string, SummaryColumns>) {
     write: {
       name: `deploy-write:${name}`,
       text: `with existing as (
-               select version from ${versions} where account = $1 and ${versionId} = $2 and checksum = $3
+               select v.version from ${heads} h join ${versions} v
+                 on v.account = h.account and v.${versionId} = h.${id} and v.version = h.latest_version
+               where h.account = $1 and h.${id} = $2 and v.checksum = $3
              ), bumped as (
                update ${heads} set latest_version = latest_version + 1, updated_at = now()
                where account = $1 and ${id} = $2 and not exists (select 1 from existing) returning latest_version

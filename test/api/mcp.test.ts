@@ -120,6 +120,29 @@ for (const kind of ['v2', 'v1'] as ClientKind[]) {
       expect((await client.call('orca.get_instance', { sessionId, processInstanceKey: key })).data.state).toBe('INCIDENT');
     });
 
+    it('throw a BPMN error for a job (extension): nothing catches it, so an UNHANDLED_ERROR_EVENT incident naming the code', async () => {
+      const { sessionId } = await agentSession(client);
+      const id = `mcp-${kind}-throws`;
+      await client.call('orca.deploy_process', { sessionId, xml: serviceProcess(id, `${id}-work`), resourceName: 'throws.bpmn' });
+      const key = (await client.call('orca.start_instance', { sessionId, bpmnProcessId: id })).data.processInstanceKey;
+      const job = await eventually(
+        async () => (await client.call('orca.activate_jobs', { sessionId, type: `${id}-work`, maxJobsToActivate: 1 })).data.jobs[0],
+        'a job',
+      );
+      expect((await client.call('orca.throw_job_error', { sessionId, jobKey: job.key, errorCode: 'NO_STOCK' })).data).toEqual({
+        jobKey: job.key,
+        thrown: true,
+        errorCode: 'NO_STOCK',
+      });
+      const incident = await eventually(
+        async () => (await client.call('orca.list_incidents', { sessionId, processInstanceKey: key, state: 'OPEN' })).data.items[0],
+        'an incident',
+      );
+      expect(incident).toMatchObject({ type: 'UNHANDLED_ERROR_EVENT', message: expect.stringContaining("'NO_STOCK'") });
+      expect((await client.call('orca.throw_job_error', { sessionId, jobKey: job.key, errorCode: 'NO_STOCK' })).error?.code).toBe('NOT_FOUND');
+      expect((await client.call('orca.throw_job_error', { sessionId, jobKey: job.key, errorCode: '' })).error?.code).toBe('INVALID_INPUT');
+    });
+
     it('human tasks: list, claim, assign, complete (1 credit)', async () => {
       const { account, sessionId, agentId } = await agentSession(client);
       const id = `mcp-${kind}-review`;

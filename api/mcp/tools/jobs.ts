@@ -3,7 +3,8 @@
 // retries left is offered again at once, with none the instance goes to
 // INCIDENT). Free, as over REST.
 import { z } from 'zod';
-import { jobSchema, jobView } from '../../routes/jobs.ts';
+import { LIMITS } from '../../../engine/index.ts';
+import { jobErrorBody, jobSchema, jobView } from '../../routes/jobs.ts';
 import { idSchema, textSchema } from '../../services/ids.ts';
 import { keySchema } from '../../services/keys.ts';
 import { variablesSchema } from '../../services/variables.ts';
@@ -66,12 +67,36 @@ export const jobTools = [
       jobKey,
       retries: z.number().int().min(0).max(1_000_000).describe('Retries left: the job is offered again while above zero.'),
       errorMessage: textSchema.optional().describe('Why it failed; shown on the incident when retries reach 0.'),
+      retryBackOff: z
+        .number()
+        .int()
+        .min(0)
+        .max(LIMITS.maxRetryBackOffMs)
+        .optional()
+        .describe('Extension: with retries left, offer the job again after this many milliseconds instead of at once.'),
     }),
     output: z.object({ jobKey: z.string(), failed: z.literal(true), retries: z.number().int() }),
     annotations: { ...WRITES, idempotentHint: false },
     run: async (args, { ctx, session }) => {
-      await ctx.engine.failJob(session.account, args.jobKey, args.retries, args.errorMessage);
+      await ctx.engine.failJob(session.account, args.jobKey, args.retries, args.errorMessage, {}, args.retryBackOff || undefined);
       return { jobKey: args.jobKey, failed: true as const, retries: args.retries };
+    },
+  }),
+  defineTool({
+    name: 'orca.throw_job_error',
+    title: 'Throw a BPMN error for a job',
+    description:
+      'Extension: instead of completing an activated job, throws a BPMN error with errorCode. The job is withdrawn; the nearest error boundary ' +
+      'event or error event subprocess with that code (or a catch-all) takes over, across call activities; when none does, the instance goes to ' +
+      'INCIDENT (UNHANDLED_ERROR_EVENT). `variables` are set where the error is caught. NOT_FOUND when the job is gone. Free.',
+    session: true,
+    input: jobErrorBody.extend({ jobKey }),
+    output: z.object({ jobKey: z.string(), thrown: z.literal(true), errorCode: z.string() }),
+    annotations: { ...WRITES, idempotentHint: false },
+    run: async (args, { ctx, session }) => {
+      const { jobKey: key, ...error } = args;
+      await ctx.engine.throwJobError(session.account, key, error);
+      return { jobKey: key, thrown: true as const, errorCode: args.errorCode };
     },
   }),
 ];

@@ -2,7 +2,7 @@
 // and listing the deployed processes.
 import { z } from 'zod';
 import { decisionDeploymentSchema } from '../../routes/decisions.ts';
-import { deploymentSchema, processSummarySchema, versionView } from '../../routes/process-definitions.ts';
+import { processDeploymentSchema, processSummarySchema, versionView } from '../../routes/process-definitions.ts';
 import { deployDecisionModel, deployProcessModel } from '../../services/deploy-models.ts';
 import { resourceNameSchema } from '../../services/model-upload.ts';
 import { pageSchema, readPage } from '../../services/pages.ts';
@@ -20,11 +20,11 @@ export const modelTools = [
     name: 'orca.deploy_process',
     title: 'Deploy a BPMN model',
     description:
-      'Deploys a BPMN 2.0 model: every executable process in it gets a new version (identical XML keeps its version, isNew false). ' +
-      'Deploy before starting instances. An invalid model fails with INVALID_INPUT listing each problem by element id. Free.',
+      'Deploys a BPMN 2.0 model: every executable process in it gets a new version (XML identical to the latest version keeps it, isNew false; the XML of an older version becomes a new latest version). ' +
+      'Deploy before starting instances. An invalid model fails with INVALID_INPUT listing each problem by element id; `warnings` lists elements that run differently from Camunda 8. Free.',
     session: true,
     input: modelArgs('BPMN'),
-    output: z.object({ id: z.string().describe('The first process id in the model.'), deployments: z.array(deploymentSchema) }),
+    output: processDeploymentSchema,
     annotations: { ...WRITES, idempotentHint: true },
     run: (args, { ctx, session }) => deployProcessModel(ctx, session.account, args.xml, args.resourceName, 'xml'),
   }),
@@ -32,7 +32,7 @@ export const modelTools = [
     name: 'orca.deploy_decision',
     title: 'Deploy a DMN model',
     description:
-      'Deploys a DMN 1.3 model: every decision in it gets a version (identical XML keeps its version). Deploy before orca.evaluate_decision ' +
+      'Deploys a DMN 1.3 model: every decision in it gets a version (XML identical to the latest version keeps it). Deploy before orca.evaluate_decision ' +
       'or before a process whose business-rule task calls the decision. Free.',
     session: true,
     input: modelArgs('DMN'),

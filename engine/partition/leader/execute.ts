@@ -22,7 +22,7 @@ type Rejection = Extract<CommandReply, { ok: false }>;
 /** A prepared command, or why it cannot be applied. */
 type Preparation = Prepared | Rejection;
 /** The commands that start or address an instance. */
-type InstanceCommand = Extract<EngineCommand, { kind: 'start' | 'completeJob' | 'failJob' | 'cancel' }>;
+type InstanceCommand = Extract<EngineCommand, { kind: 'start' | 'completeJob' | 'failJob' | 'throwJobError' | 'cancel' }>;
 
 export class Executor {
   constructor(
@@ -56,7 +56,8 @@ export class Executor {
         return model ? this.contexts.of(model, view!, null, version!) : this.prepareStart(command.account, command.bpmnProcessId);
       }
       case 'completeJob':
-      case 'failJob': {
+      case 'failJob':
+      case 'throwJobError': {
         const instanceKey = this.hot.ownerOf(command.jobKey);
         const hot = instanceKey === undefined ? undefined : this.hot.get(instanceKey);
         const ready = hot !== undefined && hot.account === command.account ? this.contexts.now(hot.account, hot.instance, hot) : undefined;
@@ -112,7 +113,7 @@ export class Executor {
   private applyWith(hot: Hot, command: Command, work: BatchWork, ctx: Prepared): CommandReply {
     const result = apply(hot.instance, command, ctx);
     if (!result.ok) return result;
-    if (command.type === 'completeJob' && hasAny(command.variables)) limitVariables(result, ctx);
+    if ((command.type === 'completeJob' || command.type === 'throwJobError') && hasAny(command.variables)) limitVariables(result, ctx);
     if (command.type === 'fireTimer' && result.instance.timers[command.timerKey] === undefined) work.batch.timersDelete!.push(command.timerKey);
     this.effects.settle(hot.account, hot.parentKey, result, work, ctx.model);
     return { ok: true, value: { done: true } };
@@ -141,12 +142,14 @@ function hasAny(variables: Variables | undefined): boolean {
 }
 
 /** The runtime's command for an API command on an existing instance. */
-function runtimeCommand(command: InstanceCommand & { kind: 'completeJob' | 'failJob' | 'cancel' }): Command {
+function runtimeCommand(command: InstanceCommand & { kind: 'completeJob' | 'failJob' | 'throwJobError' | 'cancel' }): Command {
   switch (command.kind) {
     case 'completeJob':
       return { type: 'completeJob', jobKey: command.jobKey, variables: command.variables };
     case 'failJob':
-      return { type: 'failJob', jobKey: command.jobKey, retries: command.retries, errorMessage: command.errorMessage };
+      return { type: 'failJob', jobKey: command.jobKey, retries: command.retries, errorMessage: command.errorMessage, retryBackOff: command.retryBackOff };
+    case 'throwJobError':
+      return { type: 'throwJobError', jobKey: command.jobKey, errorCode: command.errorCode, errorMessage: command.errorMessage, variables: command.variables };
     case 'cancel':
       return { type: 'cancel' };
   }

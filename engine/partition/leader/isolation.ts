@@ -13,7 +13,7 @@
 import { streamIdIsAfter, type Queues } from '../../queue/index.ts';
 import { BatchRejectedError, isUnavailable, StaleEpochError, StoreUnavailableError, type Store } from '../../store/index.ts';
 import { LIMITS, storableText, valueProblem } from '../../limits.ts';
-import type { CommandReply, EngineCommand } from '../commands.ts';
+import { isJobCommand, type CommandReply, type EngineCommand } from '../commands.ts';
 import type { EngineLog } from '../log.ts';
 import type { BatchWork } from './batch-work.ts';
 import { BATCH_MAX } from './intake.ts';
@@ -136,7 +136,7 @@ export class Isolation {
       const hot = await this.hot.load(payload.account, payload.instanceKey);
       return hot && { hot };
     }
-    if (payload.kind !== 'completeJob' && payload.kind !== 'failJob') return undefined;
+    if (!isJobCommand(payload)) return undefined;
     const instanceKey = await this.hot.instanceOfJob(payload.account, payload.jobKey);
     const hot = instanceKey === undefined ? undefined : await this.hot.load(payload.account, instanceKey);
     return hot && { hot, elementInstanceKey: hot.instance.jobs[payload.jobKey]?.elementInstanceKey };

@@ -10,7 +10,7 @@
 // nowhere: HotInstances knows every keyed command applied to such a job.
 import { streamIdIsAfter, type StreamEntry } from '../../queue/index.ts';
 import type { JobCommandKey, Store } from '../../store/index.ts';
-import type { CommandReply, EngineCommand } from '../commands.ts';
+import { isJobCommand, type CommandReply, type EngineCommand } from '../commands.ts';
 import type { BatchWork } from './batch-work.ts';
 import type { HotInstances } from './hot-instances.ts';
 import type { LocalCommand } from './intake.ts';
@@ -108,11 +108,6 @@ export class CommandResults {
   clear(): void {
     this.pending.clear();
   }
-}
-
-/** Complete and fail: their results are kept in the narrow job command log, by job (commit-batch's `jobKey`). */
-function isJobCommand(command: EngineCommand): command is Extract<EngineCommand, { kind: 'completeJob' | 'failJob' }> {
-  return command.kind === 'completeJob' || command.kind === 'failJob';
 }
 
 /** A command's result in the row its batch logged it in (BatchWork.logged), if that batch committed. */

@@ -1,14 +1,14 @@
 // Jobs: the wait state of every task a worker handles (SPEC.md job
 // semantics). Creating one queues an offer for workers; a cancelled one is
 // withdrawn from the queues.
-import type { FlowNode } from '../../model/types.ts';
+import type { FlowNode, JobDefinition } from '../../model/types.ts';
 import type { Execution } from '../execution.ts';
-import type { ElementInstance, Job, JobOffer, ProcessInstance } from '../types.ts';
-import { describe, evaluateValue } from './expression.ts';
+import type { ElementInstance, Job, JobMessage, JobOffer, ProcessInstance } from '../types.ts';
+import { describe, evaluateSource, evaluateValue } from './expression.ts';
 import { raiseIncident } from './incident.ts';
 
 export function jobOffer(instance: ProcessInstance, job: Job): JobOffer {
-  return {
+  const offer: JobOffer = {
     key: job.key,
     type: job.type,
     retries: job.retries,
@@ -19,6 +19,8 @@ export function jobOffer(instance: ProcessInstance, job: Job): JobOffer {
     elementInstanceKey: job.elementInstanceKey,
     customHeaders: job.customHeaders,
   };
+  if (job.message !== undefined) offer.message = job.message;
+  return offer;
 }
 
 /**
@@ -50,12 +52,31 @@ export function createJob(exec: Execution, ei: ElementInstance, node: FlowNode):
     customHeaders: definition.headers,
     state: 'ACTIVATABLE',
   };
+  if (definition.message !== undefined) {
+    const message = messageOfWait(exec, ei, definition.message);
+    if (message !== undefined) job.message = message;
+  }
   exec.instance.jobs[job.key] = job;
   if (ei.elementId === node.id) ei.jobKey = job.key;
   exec.persist(ei);
   exec.record('JOB_CREATED', { elementId: node.id, elementInstanceKey: ei.key, jobKey: job.key, detail: { jobType: job.type, retries } });
   exec.effect({ type: 'enqueueJob', job: jobOffer(exec.instance, job) });
   return true;
+}
+
+/**
+ * A message wait's message name and correlation key, evaluated now (Zeebe
+ * evaluates the key when the subscription opens). Informative only: a name
+ * or key that does not evaluate to a string (or, for the key, a number) is
+ * left out rather than stopping the wait, which SPEC.md makes a plain job.
+ */
+function messageOfWait(exec: Execution, ei: ElementInstance, definition: NonNullable<JobDefinition['message']>): JobMessage | undefined {
+  const name = evaluateValue(exec, ei, definition.name);
+  if (!name.ok || typeof name.value !== 'string') return undefined;
+  if (definition.correlationKey === undefined) return { name: name.value };
+  const key = evaluateSource(exec, ei, definition.correlationKey);
+  if (!key.ok || !(typeof key.value === 'string' || (typeof key.value === 'number' && Number.isFinite(key.value)))) return { name: name.value };
+  return { name: name.value, correlationKey: String(key.value) };
 }
 
 /** Cancels every job hanging off `eiKey` (the branches of an event-based gateway). */
