@@ -39,7 +39,7 @@ describe('once', () => {
     for (const outcome of outcomes) expect(outcome.result).toEqual([expect.objectContaining({ bpmnProcessId: 'keyed-deploy', version: 1, isNew: true })]);
   });
 
-  it('gives keyed deploys under different keys, arriving together, one version per model and no gap', async () => {
+  it('gives keyed deploys under different keys, arriving together, versions with no gap and no model twice in a row', async () => {
     const xmls = [1, 2, 3].map((i) => processXml('keyed-race', start(`s${i}`)));
     const definitions = definitionsRepository(database.db);
     const outcomes = await Promise.all(
@@ -50,9 +50,15 @@ describe('once', () => {
       ),
     );
     const deployed = outcomes.map((o) => o.result[0]);
-    expect(new Set(deployed.map((d) => `${d.checksum}:${d.version}`)).size).toBe(3);
-    expect(deployed.filter((d) => d.isNew)).toHaveLength(3);
-    expect((await definitions.listProcessVersions('acct-a', 'keyed-race')).map((v) => v.version)).toEqual([1, 2, 3]);
+    // A deploy adds a version unless its model is the latest one, so how many
+    // the six make depends on their order: at least one per model, each new
+    // one numbered next, and no version the same model as the one before it.
+    const added = deployed.filter((d) => d.isNew).length;
+    expect(added).toBeGreaterThanOrEqual(3);
+    const versions = await definitions.listProcessVersions('acct-a', 'keyed-race');
+    expect(versions.map((v) => v.version).sort((a, b) => a - b)).toEqual(Array.from({ length: added }, (_, i) => i + 1));
+    const byVersion = new Map(deployed.map((d) => [d.version, d.checksum]));
+    for (let v = 2; v <= added; v++) expect(byVersion.get(v)).not.toBe(byVersion.get(v - 1));
   });
 
   it('keeps neither the key nor the work when the work fails', async () => {

@@ -169,7 +169,7 @@ describe('engine webhook events', () => {
       data: { processInstanceKey: key, bpmnProcessId: 'two', version: 1, incidentKey: first.key },
     });
 
-    // Closing the record leaves the instance in INCIDENT (SPEC.md): a second incident does not enter it again.
+    // Closing the record (incident.closed) leaves the instance in INCIDENT (SPEC.md): a second incident does not enter it again.
     await engine.store.incidents.resolveIncident(ACCOUNT, first.key);
     await engine.failJob(ACCOUNT, b.key, 0);
     const second = (await engine.store.incidents.listIncidents(ACCOUNT, { instanceKey: key })).items.find((i) => i.key !== first.key)!;
@@ -177,9 +177,10 @@ describe('engine webhook events', () => {
     expect(all.map((d) => d.event_id)).toEqual([
       webhookEventId('incident.created', first.key),
       webhookEventId('process_instance.incident', first.key),
+      webhookEventId('incident.closed', first.key),
       webhookEventId('incident.created', second.key),
     ]);
-    expect(all[2].payload.data).toMatchObject({ incidentKey: second.key, elementId: 'b', jobKey: b.key });
+    expect(all[3].payload.data).toMatchObject({ incidentKey: second.key, elementId: 'b', jobKey: b.key });
 
     // An instance in INCIDENT can still be canceled.
     await engine.cancelInstance(ACCOUNT, key);
