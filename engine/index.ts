@@ -18,13 +18,16 @@ export {
   InvalidCursorError,
   isKey,
   ledgerRepository,
+  loginRepository,
   parseVariableFilter,
   pendingMigrations,
   platformAppsRepository,
   StoreUnavailableError,
 } from './store/index.ts';
 export type {
+  AccountSummary,
   AgentRow,
+  ApiKeyListing,
   Charge,
   MailboxRow,
   PlatformAppRow,

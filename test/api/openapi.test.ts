@@ -57,6 +57,8 @@ describe('GET /api/v1/openapi.json', () => {
           apiKey: [{ apiKeyHeader: [] }, { bearer: [] }, { apiKeyQuery: [] }],
           agentToken: [{ agentToken: [] }],
           appToken: [{ appToken: [] }],
+          session: [{ session: [] }],
+          adminToken: [{ adminToken: [] }],
         }[spec.auth];
         expect(operation.security).toEqual(security);
         expect(operation.responses['401']).toBeDefined();
