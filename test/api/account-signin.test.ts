@@ -92,7 +92,7 @@ describe('sign-in by mailed code', () => {
     const { email, apiKey } = await api.newAccount();
     const session = await signIn(email);
     for (const path of ['/api/dashboard', '/api/wallet', '/api/account/keys']) {
-      for (const headers of [{ 'x-api-key': apiKey }, bearer(apiKey), {}]) {
+      for (const headers of [{ 'x-api-key': apiKey }, bearer(apiKey), {}] as Record<string, string>[]) {
         const res = await api.call('GET', path, { headers });
         expect(res.status, `${path} ${JSON.stringify(Object.keys(headers))}`).toBe(401);
         expect(res.json.code).toBe('UNAUTHENTICATED');
