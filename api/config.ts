@@ -44,7 +44,14 @@ export const appConfigSchema = z.object({
       /** Signup link life. */
       signupTtlSeconds: z.number().int().min(1).optional(),
       /** Sign-in session life (ORCA_SESSION_TTL_SECONDS; default 12 h). */
-      sessionTtlSeconds: z.preprocess(blankAsUnset, z.coerce.number().int().min(60).default(12 * 3_600)),
+      sessionTtlSeconds: z.preprocess(
+        blankAsUnset,
+        z.coerce
+          .number()
+          .int()
+          .min(60)
+          .default(12 * 3_600),
+      ),
       /** Life of a mailed sign-in code and its link. */
       loginCodeTtlSeconds: z.number().int().min(60).default(900),
       /** Sign-in mails an address, or a caller address, may ask for at once after a quiet spell; then loginPerHour. */

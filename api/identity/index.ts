@@ -144,7 +144,12 @@ export function createIdentity(options: CreateIdentityOptions): IdentityService 
     async createAccount(email) {
       const key = newKey();
       const account = newId('acc_');
-      const result = await repo.createAccount({ account, email: normaliseEmail(email), openingBalance, key: { id: key.id, hash: key.hash, prefix: key.prefix } });
+      const result = await repo.createAccount({
+        account,
+        email: normaliseEmail(email),
+        openingBalance,
+        key: { id: key.id, hash: key.hash, prefix: key.prefix },
+      });
       if (!result.created) throw new ApiError('CONFLICT', 'An account already exists for this e-mail address.');
       return { account, apiKey: key.secret };
     },
@@ -174,7 +179,11 @@ export function createIdentity(options: CreateIdentityOptions): IdentityService 
         throw new ApiError('NOT_FOUND', 'This confirmation link is not valid. Copy the whole link from the message, or sign up again.');
       const tokenHash = hashSecret(token);
       const key = newKey();
-      const result = await repo.confirmSignup(tokenHash, now(), { account: newId('acc_'), openingBalance, key: { id: key.id, hash: key.hash, prefix: key.prefix } });
+      const result = await repo.confirmSignup(tokenHash, now(), {
+        account: newId('acc_'),
+        openingBalance,
+        key: { id: key.id, hash: key.hash, prefix: key.prefix },
+      });
       switch (result.status) {
         case 'unknown':
           throw new ApiError('NOT_FOUND', 'This confirmation link is not valid. Copy the whole link from the message, or sign up again.');

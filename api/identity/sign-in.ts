@@ -136,7 +136,10 @@ export function createSignIn({ repo, mailer, buckets: open, config }: SignInOpti
       const result = await repo.useCode(email, codeHash(email, code.trim()), now(), MAX_CODE_ATTEMPTS);
       if (result.status === 'ok') return openSession(email);
       if (result.status === 'wrong' && result.attemptsLeft > 0) {
-        throw new ApiError('UNAUTHENTICATED', `The code is wrong; ${result.attemptsLeft} more tr${result.attemptsLeft === 1 ? 'y' : 'ies'} before it is spent.`);
+        throw new ApiError(
+          'UNAUTHENTICATED',
+          `The code is wrong; ${result.attemptsLeft} more tr${result.attemptsLeft === 1 ? 'y' : 'ies'} before it is spent.`,
+        );
       }
       throw new ApiError('UNAUTHENTICATED', 'The code is wrong, used up or expired. Ask for a new one with POST /api/login.');
     },

@@ -136,7 +136,8 @@ export function registerAuth(app: FastifyInstance, { identity, agents, platformA
       request.account = account;
     } else if (auth === 'adminToken') {
       const expected = config?.adminToken;
-      if (expected === undefined) throw new ApiError('FORBIDDEN', 'This server has no operator token (ORCA_ADMIN_TOKEN is unset), so its admin routes are closed.');
+      if (expected === undefined)
+        throw new ApiError('FORBIDDEN', 'This server has no operator token (ORCA_ADMIN_TOKEN is unset), so its admin routes are closed.');
       const token = bearerOf(request);
       if (token === undefined || !sameToken(token, expected))
         throw new ApiError('UNAUTHENTICATED', "Send the server's operator token (ORCA_ADMIN_TOKEN) as Authorization: Bearer.");

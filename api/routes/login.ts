@@ -28,8 +28,7 @@ const PAGE_HEADERS = {
   'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'",
 };
 
-const escapeHtml = (text: string) =>
-  text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 
 function page(reply: FastifyReply, status: number, title: string, body: string) {
   const html = `<!doctype html>
@@ -52,8 +51,7 @@ export const register: RegisterRoutes = async (app, ctx) => {
     {
       method: 'POST',
       path: '/api/login',
-      summary:
-        'Sign in, step one: mails a one-time code and a sign-in link to the address. The answer is the same whether or not the address has an account.',
+      summary: 'Sign in, step one: mails a one-time code and a sign-in link to the address. The answer is the same whether or not the address has an account.',
       tags: TAGS,
       auth: 'none',
       body: z.object({ email }),

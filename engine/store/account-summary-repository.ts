@@ -84,7 +84,12 @@ export function accountSummaryRepository(db: Db) {
       for (const [name, value] of Object.entries(figures)) if (value >= USAGE_COUNT_CAP) saturated.push(`usage.${window}.${name}`);
     return {
       definitions,
-      instances: { active: Number(s.active ?? 0), incident: Number(s.incidents ?? 0), completed: Number(s.completed ?? 0), terminated: Number(s.canceled ?? 0) },
+      instances: {
+        active: Number(s.active ?? 0),
+        incident: Number(s.incidents ?? 0),
+        completed: Number(s.completed ?? 0),
+        terminated: Number(s.canceled ?? 0),
+      },
       openIncidents,
       jobsWaiting,
       usage,

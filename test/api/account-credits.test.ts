@@ -52,7 +52,9 @@ describe('credits by an operator, and credits.low', () => {
 
   async function addEndpoint(account: string, events: string[], status = 'enabled') {
     const id = `we_test_${Math.random().toString(36).slice(2)}`;
-    await api.engine.store.db.insert(schema.webhookEndpoints).values({ id, account, url: 'https://receiver.example.org/hook', events, secret: 'sealed', status });
+    await api.engine.store.db
+      .insert(schema.webhookEndpoints)
+      .values({ id, account, url: 'https://receiver.example.org/hook', events, secret: 'sealed', status });
     return id;
   }
 
@@ -87,7 +89,10 @@ describe('credits by an operator, and credits.low', () => {
     await startInstance(api, apiKey, 'low-two');
     expect((await api.call('GET', '/api/v1/account', { apiKey })).json.balance).toBe(999);
     expect(await deliveriesOf(account)).toEqual([]);
-    const all = await api.engine.store.db.select().from(schema.webhookDeliveries).where(and(eq(schema.webhookDeliveries.type, 'credits.low')));
+    const all = await api.engine.store.db
+      .select()
+      .from(schema.webhookDeliveries)
+      .where(and(eq(schema.webhookDeliveries.type, 'credits.low')));
     expect(all.every((r) => r.account !== account)).toBe(true);
   });
 });
