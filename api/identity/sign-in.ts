@@ -7,7 +7,8 @@
 // caller never learns whether an address has an account: both answers are
 // the same and both mail the address (a code, or a note saying it has none).
 // Requests are limited per address and per caller address (token buckets,
-// the agents' ones: in Redis when there is one).
+// the agents' ones: in Redis when there is one); a caller address gets four
+// times an e-mail address's budget, since many people may share one (NAT).
 import { randomInt } from 'node:crypto';
 import type { loginRepository } from '../../engine/index.ts';
 import { MailUndeliverableError, type Mailer } from '../mail/index.ts';
@@ -20,12 +21,14 @@ import { hashSecret, kindOf, newId, newSecret, sameHash } from './secrets.ts';
 /** Wrong codes a code survives; the next wrong one spends it. */
 export const MAX_CODE_ATTEMPTS = 5;
 const CODE_DIGITS = 8;
+/** How many e-mail addresses' worth of sign-in requests one caller address may make. */
+const CALLER_SHARE = 4;
 
 export interface SignInConfig {
   publicUrl: () => string;
   sessionTtlSeconds: number;
   codeTtlSeconds: number;
-  /** Sign-in mails per address and per caller address. */
+  /** Sign-in mails per e-mail address; a caller address gets four times as many. */
   limits: BucketLimits;
   now?: () => Date;
 }
@@ -65,9 +68,11 @@ const codeHash = (email: string, code: string) => hashSecret(`${email}\n${code}`
 
 export function createSignIn({ repo, mailer, buckets: open, config }: SignInOptions): SignIn {
   const now = config.now ?? (() => new Date());
-  const buckets = open(config.limits);
+  const byEmail = open(config.limits);
+  const byCaller = open({ burst: config.limits.burst * CALLER_SHARE, perSecond: config.limits.perSecond * CALLER_SHARE });
 
   async function limit(subject: string): Promise<void> {
+    const buckets = subject.startsWith('address:') ? byCaller : byEmail;
     let take;
     try {
       take = await buckets.take(`login:${subject}`);
@@ -166,6 +171,8 @@ export function createSignIn({ repo, mailer, buckets: open, config }: SignInOpti
       return repo.endSession(hashSecret(token), now());
     },
 
-    close: () => buckets.close(),
+    close: async () => {
+      await Promise.all([byEmail.close(), byCaller.close()]);
+    },
   };
 }

@@ -4,7 +4,7 @@
 // (the service's clock moved) and a logged-out one are refused there; the
 // answer to an unknown address is the same; wrong codes spend the code; the
 // link's GET page uses nothing and its POST does; the sign-in requests of a
-// caller are rate-limited (429 with Retry-After).
+// caller and of an address are rate-limited (429 with Retry-After).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiFixture, type ApiFixture } from './api-fixture.ts';
 import { smtpPeer, type SmtpPeer } from './smtp-peer.ts';
@@ -20,7 +20,7 @@ const clock = () => new Date(Date.now() + offset);
 
 beforeAll(async () => {
   smtp = await smtpPeer();
-  api = await apiFixture({ clock, config: { mail: { smtpUrl: smtp.url }, accounts: { loginBurst: 30 } } });
+  api = await apiFixture({ clock, config: { mail: { smtpUrl: smtp.url }, accounts: { loginBurst: 6 } } });
 }, 120_000);
 
 afterAll(async () => {
@@ -222,6 +222,20 @@ describe('sign-in by mailed code', () => {
     });
   });
 
+  it('limits sign-in requests per e-mail address', async () => {
+    const { email } = await api.newAccount();
+    const answers: number[] = [];
+    for (let i = 0; i < 7; i++) answers.push((await api.call('POST', '/api/login', { json: { email } })).status);
+    // The fixture's budget: bursts of 6 per address.
+    expect(answers).toEqual([202, 202, 202, 202, 202, 202, 429]);
+    const refused = await api.call('POST', '/api/login', { json: { email } });
+    expect(refused.status).toBe(429);
+    expect(refused.json.detail).toMatch(/for this e-mail address/);
+    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
+    // Another address from the same caller is still served.
+    expect((await api.call('POST', '/api/login', { json: { email: `other-${Date.now()}@example.org` } })).status).toBe(202);
+  });
+
   // Last: it empties this caller's sign-in budget.
   it('limits sign-in requests per caller address', async () => {
     let last;
@@ -231,6 +245,7 @@ describe('sign-in by mailed code', () => {
     }
     expect(last!.status).toBe(429);
     expect(last!.json.code).toBe('RATE_LIMITED');
+    expect(last!.json.detail).toMatch(/for this caller address/);
     expect(Number(last!.headers.get('retry-after'))).toBeGreaterThan(0);
   });
 });
