@@ -88,7 +88,7 @@ export const register: RegisterRoutes = async (app, ctx) => {
     {
       method: 'GET',
       path: '/api/login/link',
-      summary: 'The page of the mailed sign-in link: a button that signs in (its POST). Opening it uses nothing.',
+      summary: 'The page of the mailed sign-in link: a button that signs in (its POST). Opening it uses nothing; a used or expired link answers a 404 page.',
       tags: TAGS,
       auth: 'none',
       query: z.object({ token: linkToken }),

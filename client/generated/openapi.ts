@@ -128,7 +128,7 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** The page of the mailed sign-in link: a button that signs in (its POST). Opening it uses nothing. */
+    /** The page of the mailed sign-in link: a button that signs in (its POST). Opening it uses nothing; a used or expired link answers a 404 page. */
     get: operations['getLoginLink'];
     put?: never;
     /** Uses the sign-in link's token once and opens a session (JSON body, or the link page's form). */
