@@ -14,6 +14,7 @@ import type { AppConfig } from './config.ts';
 import type { ApiConfig, ApiContext } from './context.ts';
 import { createCredits, type CreditsService } from './credits/index.ts';
 import { createIdentity, type IdentityService } from './identity/index.ts';
+import { createSignIn } from './identity/sign-in.ts';
 import { consoleText, createMailer, type EchoedMail, type Mailer } from './mail/index.ts';
 import { engineMetrics } from './metrics/engine-metrics.ts';
 import { OrcaMetrics } from './metrics/orca-metrics.ts';
@@ -82,6 +83,7 @@ export async function createApp(config: AppConfig, options: AppOptions = {}): Pr
       publicUrl: (config.http.publicUrl ?? `http://localhost:${port}`).replace(/\/+$/, ''),
       bodyLimit: config.http.bodyLimit,
       mcpAllowedOrigins: config.mcp.allowedOrigins,
+      adminToken: config.credits.adminToken,
     };
     const embeddedDefault = !config.engine.databaseUrl && !config.mail.smtpUrl;
     const echo = options.mailEcho ?? embeddedDefault;
@@ -107,6 +109,8 @@ export async function createApp(config: AppConfig, options: AppOptions = {}): Pr
     const credits = createCredits({
       store: engine.store,
       initialBalance: config.accounts.initialCredits,
+      enabled: config.credits.enabled,
+      lowThreshold: config.credits.lowThreshold,
       counted: metrics && { charged: (n) => metrics.creditsCharged.inc(n), refunded: (n) => metrics.creditsRefunded.inc(n) },
     });
     // Shared by every pod through the engine's Redis when there is one, as the request limit is.
@@ -122,10 +126,22 @@ export async function createApp(config: AppConfig, options: AppOptions = {}): Pr
         connect: { burst: config.agents.connectBurst, perSecond: config.agents.connectPerMinute / 60 },
       },
     });
+    const signIn = createSignIn({
+      repo: engine.store.login,
+      mailer,
+      buckets: (limits) => buckets!.factory('login', limits),
+      config: {
+        publicUrl: () => apiConfig.publicUrl,
+        sessionTtlSeconds: config.accounts.sessionTtlSeconds,
+        codeTtlSeconds: config.accounts.loginCodeTtlSeconds,
+        limits: { burst: config.accounts.loginBurst, perSecond: config.accounts.loginPerHour / 3_600 },
+        now: options.clock,
+      },
+    });
     const mailbox = createMailbox({ store: engine.store, now: options.clock });
     const platformApps = createPlatformApps({ store: engine.store, notices: engine.queues.notices, now: options.clock });
     const webhooks = createWebhookEndpoints({ store: engine.store, config: config.webhooks, now: options.clock });
-    const ctx: ApiContext = { engine, identity, credits, agents, mailbox, platformApps, webhooks, config: apiConfig, metrics };
+    const ctx: ApiContext = { engine, identity, credits, agents, mailbox, platformApps, webhooks, signIn, config: apiConfig, metrics };
     const app = await buildServer(ctx, {
       ...options.server,
       logger: options.logger,
@@ -165,6 +181,7 @@ export async function createApp(config: AppConfig, options: AppOptions = {}): Pr
             await app.close();
           } finally {
             await agents.close();
+            await signIn.close();
             platformApps.close();
             await buckets?.close();
             await mailer.close();

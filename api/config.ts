@@ -43,6 +43,31 @@ export const appConfigSchema = z.object({
       tokenTtlSeconds: z.number().int().min(1).optional(),
       /** Signup link life. */
       signupTtlSeconds: z.number().int().min(1).optional(),
+      /** Sign-in session life (ORCA_SESSION_TTL_SECONDS; default 12 h). */
+      sessionTtlSeconds: z.preprocess(
+        blankAsUnset,
+        z.coerce
+          .number()
+          .int()
+          .min(60)
+          .default(12 * 3_600),
+      ),
+      /** Life of a mailed sign-in code and its link. */
+      loginCodeTtlSeconds: z.number().int().min(60).default(900),
+      /** Sign-in mails an address, or a caller address, may ask for at once after a quiet spell; then loginPerHour. */
+      loginBurst: z.number().int().min(1).default(5),
+      loginPerHour: z.number().positive().default(20),
+    })
+    .prefault({}),
+  /** Credit accounting (docs/account.md): charging, the credits.low event, operators' grants. */
+  credits: z
+    .object({
+      /** Charged routes take credits (ORCA_CREDITS=off: they take none and never refuse for balance). */
+      enabled: z.preprocess(blankAsUnset, z.union([z.boolean(), z.enum(['on', 'off']).transform((v) => v === 'on')]).default(true)),
+      /** A charge taking the balance from at least this to below it sends credits.low (ORCA_CREDITS_LOW_THRESHOLD). */
+      lowThreshold: z.preprocess(blankAsUnset, z.coerce.number().int().min(1).default(100)),
+      /** Bearer token of POST /api/admin/credits (ORCA_ADMIN_TOKEN); unset: the route refuses every call. */
+      adminToken: z.preprocess(blankAsUnset, z.string().min(16, 'must be at least 16 characters').optional()),
     })
     .prefault({}),
   /** Per-account rate limits, kept on the engine's Redis under its prefix. */

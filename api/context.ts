@@ -3,6 +3,7 @@
 import type { Engine } from '../engine/index.ts';
 import type { Mailbox } from './agents/mailbox.ts';
 import type { AgentService } from './agents/types.ts';
+import type { SignIn } from './identity/sign-in.ts';
 import type { AuthKind } from './plugins/auth.ts';
 import type { PlatformApps } from './platform/index.ts';
 import type { OrcaMetrics } from './metrics/orca-metrics.ts';
@@ -35,6 +36,8 @@ export interface ApiConfig {
   bodyLimit: number;
   /** Origins a browser may call /mcp from; undefined: any but `null` (api/mcp/cors.ts). */
   mcpAllowedOrigins?: readonly string[];
+  /** ORCA_ADMIN_TOKEN: the operator's bearer token for POST /api/admin/credits; absent: that route refuses. */
+  adminToken?: string;
 }
 
 export interface ApiContext {
@@ -49,6 +52,8 @@ export interface ApiContext {
   platformApps: PlatformApps;
   /** The account's webhook endpoints and their delivery log (api/webhooks/). */
   webhooks: WebhookEndpoints;
+  /** People's sign-in and sessions (api/identity/sign-in.ts); absent: no sign-in routes. */
+  signIn?: SignIn;
   config: ApiConfig;
   /** Absent when metrics are off (ORCA_METRICS=off): no /metrics route, nothing timed. */
   metrics?: OrcaMetrics;

@@ -38,6 +38,10 @@ Talking to a server (ORCA_URL, default http://localhost:8080, and ORCA_API_KEY; 
                                              run COMMAND for each job: variables as JSON on stdin, a JSON
                                              object on stdout completes it, a non-zero exit fails it (stderr
                                              is the message); Ctrl-C stops after the jobs in hand
+
+Operators (ORCA_URL as above, and the server's ORCA_ADMIN_TOKEN; --admin-token overrides it):
+  orca credits grant EMAIL AMOUNT [--reason TEXT]
+                                             add credits to the account of an address (a ledger row)
 `;
 
 type Run = (argv: string[]) => Promise<number>;
@@ -56,6 +60,7 @@ const COMMANDS: Record<string, Run> = {
   incidents: async (argv) => (await import('./commands/incidents.ts')).runIncidents(argv),
   jobs: async (argv) => (await import('./commands/jobs.ts')).runJobs(argv),
   worker: async (argv) => (await import('./commands/worker.ts')).runWorker(argv),
+  credits: async (argv) => (await import('./commands/credits.ts')).runCredits(argv),
   operator: async (argv) => (await import('./commands/operator.ts')).runOperator(argv),
 };
 

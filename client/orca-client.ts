@@ -18,6 +18,8 @@ import type {
   ActivatedJob,
   CompleteJobRequest,
   CompleteTaskRequest,
+  CreditGrant,
+  CreditGrantRequest,
   Decision,
   DecisionDeployment,
   DecisionResult,
@@ -114,6 +116,8 @@ interface Call {
   /** Sent as Idempotency-Key: what makes the call safe to repeat. */
   idempotencyKey?: string;
   signal?: AbortSignal;
+  /** Sent as Authorization: Bearer instead of the client's credentials (the operator's routes). */
+  bearer?: string;
 }
 
 export class OrcaClient {
@@ -185,6 +189,7 @@ export class OrcaClient {
       request.body = call.xml;
     }
     if (call.idempotencyKey !== undefined) request.headers['idempotency-key'] = call.idempotencyKey;
+    if (call.bearer !== undefined) request.headers.authorization = `Bearer ${call.bearer}`;
     this.#calls++;
     try {
       const response = await this.#transport(request);
@@ -370,6 +375,17 @@ export class OrcaClient {
 
   getAccount(): Promise<Account> {
     return this.#call('GET', '/api/v1/account');
+  }
+
+  // ---- operator
+
+  /**
+   * Extension: adds credits to the account of an address, with the server's
+   * operator token (ORCA_ADMIN_TOKEN), not the client's credentials. Never
+   * repeated by the client: a repeat would grant twice.
+   */
+  grantCredits(grant: CreditGrantRequest, options: { adminToken: string }): Promise<CreditGrant> {
+    return this.#call('POST', '/api/admin/credits', { json: grant, bearer: options.adminToken });
   }
 }
 

@@ -49,7 +49,8 @@ export function createTransport(options: TransportOptions): Transport {
     let renewed = false;
     for (let attempt = 1; ; attempt++) {
       const headers = { ...request.headers };
-      await credentials.apply(headers);
+      // A call that names its own credential (the operator's token) sends that one.
+      if (request.headers.authorization === undefined) await credentials.apply(headers);
       let response: HttpResponse;
       try {
         response = await options.send({ ...request, headers });

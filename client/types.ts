@@ -45,4 +45,6 @@ export type TaskQuery = Query<'getTasks'>;
 
 export type DecisionResult = Ok<'postDecisionsByDecisionIdEvaluate', 200>;
 export type Account = Ok<'getAccount', 200>;
+export type CreditGrantRequest = JsonBody<'postAdminCredits'>;
+export type CreditGrant = Ok<'postAdminCredits', 201>;
 export type TokenAnswer = Ok<'postToken', 200>;

@@ -18,6 +18,7 @@ export {
   InvalidCursorError,
   isKey,
   ledgerRepository,
+  loginRepository,
   parseVariableFilter,
   pendingMigrations,
   platformAppsRepository,
@@ -26,7 +27,9 @@ export {
   webhookEventId,
 } from './store/index.ts';
 export type {
+  AccountSummary,
   AgentRow,
+  ApiKeyListing,
   Charge,
   MailboxRow,
   PlatformAppRow,

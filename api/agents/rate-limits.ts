@@ -21,7 +21,7 @@ export const DEFAULT_AGENT_RATE_LIMITS: Required<AgentRateLimits> = {
 };
 
 /** Opens the buckets for one kind of call; the REST limit's Redis buckets when given a factory. */
-export type BucketsFactory = (name: 'register' | 'connect', limits: BucketLimits) => TokenBuckets;
+export type BucketsFactory = (name: 'register' | 'connect' | 'login', limits: BucketLimits) => TokenBuckets;
 
 export const localBuckets: BucketsFactory = (_name, limits) => new LocalTokenBuckets(limits);
 

@@ -15,6 +15,10 @@
 // something other than the database being away (a value the store refuses)
 // wrote nothing, so its charges are sent again one by one: only the charge
 // at fault fails, never the others that happened to share its statement.
+//
+// With charging off (ORCA_CREDITS=off) a charge takes nothing, writes
+// nothing and is never refused; balances and ledgers stay readable and
+// operators' grants still land.
 import {
   type Charge,
   type ChargeResult,
@@ -32,6 +36,10 @@ import { ApiError } from '../problem.ts';
 export interface CreditsService extends Credits {
   /** Opening balance of new accounts. */
   readonly initialBalance: number;
+  /** Whether charged routes take credits (ORCA_CREDITS, default on). */
+  readonly enabled: boolean;
+  /** Adds `amount` credits to the account (an operator's grant: a ledger row); null for an unknown account. */
+  grant(account: string, amount: number, reason: string): Promise<{ id: string; balanceAfter: number } | null>;
   /** The account's balance (0 for an unknown account). */
   balance(account: string): Promise<number>;
   /** The account's movements, newest first. Throws InvalidCursorError for a cursor it did not hand out. */
@@ -43,6 +51,10 @@ export interface CreateCreditsOptions {
   store?: Pick<Store, 'ledger'>;
   db?: Db;
   initialBalance?: number;
+  /** False: charges take nothing and are never refused (ORCA_CREDITS=off). Default true. */
+  enabled?: boolean;
+  /** The charge that takes a balance from at least this to below it writes a credits.low webhook event. */
+  lowThreshold?: number;
   /** Told of every credit granted and refunded (the metrics). */
   counted?: { charged(amount: number): void; refunded(amount: number): void };
 }
@@ -63,6 +75,9 @@ interface Queued {
 export function createCredits(options: CreateCreditsOptions): CreditsService {
   const repo = options.store?.ledger ?? (options.db ? ledgerRepository(options.db) : undefined);
   if (!repo) throw new TypeError('createCredits needs a store or a db');
+
+  const enabled = options.enabled ?? true;
+  const lowEvent = { lowThreshold: options.lowThreshold };
 
   // Accounts with a statement in flight → the charges waiting for the next one.
   const waiting = new Map<string, Queued[]>();
@@ -86,6 +101,7 @@ export function createCredits(options: CreateCreditsOptions): CreditsService {
         const results = await repo.chargeMany(
           account,
           next.map((q) => q.charge),
+          lowEvent,
         );
         next.forEach((q, i) => q.resolve(results[i]));
       } catch (error) {
@@ -102,7 +118,7 @@ export function createCredits(options: CreateCreditsOptions): CreditsService {
   const oneByOne = async (account: string, group: Queued[]): Promise<void> => {
     for (const q of group) {
       try {
-        const [result] = await repo.chargeMany(account, [q.charge]);
+        const [result] = await repo.chargeMany(account, [q.charge], lowEvent);
         q.resolve(result);
       } catch (error) {
         q.reject(error);
@@ -112,10 +128,11 @@ export function createCredits(options: CreateCreditsOptions): CreditsService {
 
   const service: CreditsService = {
     initialBalance: options.initialBalance ?? 1_000,
+    enabled,
 
     async charge(account, amount, reason, reference) {
       if (!Number.isSafeInteger(amount) || amount < 0) throw new TypeError(`a charge must be a whole number of credits, not ${amount}`);
-      if (amount === 0) return async () => {};
+      if (amount === 0 || !enabled) return async () => {};
       const movement = await submit(account, { amount, reason, reference });
       if (!movement.granted) {
         const balance = movement.balance ?? 0;
@@ -139,6 +156,8 @@ export function createCredits(options: CreateCreditsOptions): CreditsService {
     },
 
     ledger: (account, page) => repo.list(account, page),
+
+    grant: (account, amount, reason) => repo.credit(account, amount, reason),
   };
   services.add(service);
   return service;

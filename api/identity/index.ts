@@ -10,7 +10,7 @@ import { MailUndeliverableError, type Mailer } from '../mail/index.ts';
 import { ApiError } from '../problem.ts';
 import { AuthCache } from './auth-cache.ts';
 import { alreadyRegisteredMessage, confirmationMessage, welcomeMessage } from './messages.ts';
-import { hashSecret, kindOf, newId, newSecret, sameHash } from './secrets.ts';
+import { hashSecret, keyPrefixOf, kindOf, newId, newSecret, sameHash } from './secrets.ts';
 
 export interface IdentityConfig {
   /** Base URL for links in mail; read at send time (it may be known only after listen). */
@@ -39,6 +39,8 @@ export interface IdentityService extends Identity {
   mintToken(apiKey: string): Promise<{ accessToken: string; expiresIn: number } | null>;
   /** Retires the key and every token minted from it, returning its successor; null when it is not an active key. */
   rotateKey(apiKey: string): Promise<{ account: string; newKey: string } | null>;
+  /** Retires the account's active key `keyId` (a signed-in person's rotation), returning its successor; null when there is no such key. */
+  rotateKeyById(account: string, keyId: string): Promise<{ keyId: string; prefix: string; newKey: string } | null>;
   /** The address the account signed up with. */
   emailOf(account: string): Promise<string | null>;
 }
@@ -106,7 +108,7 @@ export function createIdentity(options: CreateIdentityOptions): IdentityService 
 
   function newKey() {
     const secret = newSecret('apiKey');
-    return { secret, id: newId('key_'), hash: hashSecret(secret) };
+    return { secret, id: newId('key_'), hash: hashSecret(secret), prefix: keyPrefixOf(secret) };
   }
 
   async function sendWelcome(email: string, apiKey: string): Promise<void> {
@@ -142,7 +144,12 @@ export function createIdentity(options: CreateIdentityOptions): IdentityService 
     async createAccount(email) {
       const key = newKey();
       const account = newId('acc_');
-      const result = await repo.createAccount({ account, email: normaliseEmail(email), openingBalance, key: { id: key.id, hash: key.hash } });
+      const result = await repo.createAccount({
+        account,
+        email: normaliseEmail(email),
+        openingBalance,
+        key: { id: key.id, hash: key.hash, prefix: key.prefix },
+      });
       if (!result.created) throw new ApiError('CONFLICT', 'An account already exists for this e-mail address.');
       return { account, apiKey: key.secret };
     },
@@ -172,7 +179,11 @@ export function createIdentity(options: CreateIdentityOptions): IdentityService 
         throw new ApiError('NOT_FOUND', 'This confirmation link is not valid. Copy the whole link from the message, or sign up again.');
       const tokenHash = hashSecret(token);
       const key = newKey();
-      const result = await repo.confirmSignup(tokenHash, now(), { account: newId('acc_'), openingBalance, key: { id: key.id, hash: key.hash } });
+      const result = await repo.confirmSignup(tokenHash, now(), {
+        account: newId('acc_'),
+        openingBalance,
+        key: { id: key.id, hash: key.hash, prefix: key.prefix },
+      });
       switch (result.status) {
         case 'unknown':
           throw new ApiError('NOT_FOUND', 'This confirmation link is not valid. Copy the whole link from the message, or sign up again.');
@@ -218,10 +229,18 @@ export function createIdentity(options: CreateIdentityOptions): IdentityService 
     async rotateKey(apiKey) {
       if (typeof apiKey !== 'string' || kindOf(apiKey) !== 'apiKey') return null;
       const next = newKey();
-      const rotated = await repo.rotateKey(hashSecret(apiKey), { id: next.id, hash: next.hash }, now());
+      const rotated = await repo.rotateKey(hashSecret(apiKey), { id: next.id, hash: next.hash, prefix: next.prefix }, now());
       if (!rotated) return null;
       await retired(rotated.retiredKeyId);
       return { account: rotated.account, newKey: next.secret };
+    },
+
+    async rotateKeyById(account, keyId) {
+      const next = newKey();
+      const rotated = await repo.rotateKey({ account, keyId }, { id: next.id, hash: next.hash, prefix: next.prefix }, now());
+      if (!rotated) return null;
+      await retired(rotated.retiredKeyId);
+      return { keyId: next.id, prefix: next.prefix, newKey: next.secret };
     },
 
     emailOf: (account) => repo.emailOf(account),

@@ -52,3 +52,31 @@ export function alreadyRegisteredMessage(publicUrl: string): Message {
     ].join('\n'),
   };
 }
+
+export function loginCodeMessage(code: string, link: string, ttlMinutes: number): Message {
+  return {
+    subject: 'Your Orca sign-in code',
+    text: [
+      'Someone (hopefully you) asked to sign in to Orca with this address. Your code:',
+      '',
+      `  ${code}`,
+      '',
+      'Or open this link and press the button on its page:',
+      '',
+      `  ${link}`,
+      '',
+      `The code and the link work once and expire in ${ttlMinutes} minutes. If you did not ask to sign in, ignore this message.`,
+    ].join('\n'),
+  };
+}
+
+export function loginUnknownMessage(publicUrl: string): Message {
+  return {
+    subject: 'Your Orca sign-in',
+    text: [
+      'Someone asked to sign in to Orca with this address, but it has no account, so no code was issued.',
+      '',
+      `To get an account, sign up with POST ${publicUrl}/api/signup.`,
+    ].join('\n'),
+  };
+}

@@ -10,11 +10,13 @@ export const SIGNUP_TOKEN_PREFIX = 'orcas_';
 export const AGENT_TOKEN_PREFIX = 'orcaag_';
 export const AGENT_SESSION_PREFIX = 'orcaas_';
 export const APP_TOKEN_PREFIX = 'orcaap_';
+export const ACCOUNT_SESSION_PREFIX = 'orcass_';
+export const LOGIN_LINK_PREFIX = 'orcal_';
 
 // 32 bytes → 43 base64url characters.
 const BODY = '[A-Za-z0-9_-]{43}';
 
-export type SecretKind = 'apiKey' | 'accessToken' | 'signupToken' | 'agentToken' | 'agentSession' | 'appToken';
+export type SecretKind = 'apiKey' | 'accessToken' | 'signupToken' | 'agentToken' | 'agentSession' | 'appToken' | 'accountSession' | 'loginLink';
 
 const PREFIXES: Record<SecretKind, string> = {
   apiKey: API_KEY_PREFIX,
@@ -23,6 +25,8 @@ const PREFIXES: Record<SecretKind, string> = {
   agentToken: AGENT_TOKEN_PREFIX,
   agentSession: AGENT_SESSION_PREFIX,
   appToken: APP_TOKEN_PREFIX,
+  accountSession: ACCOUNT_SESSION_PREFIX,
+  loginLink: LOGIN_LINK_PREFIX,
 };
 
 // No prefix is a prefix of another one's (each ends in '_' and none ends early), so at most one matches.
@@ -47,6 +51,11 @@ export function sameHash(a: string, b: string): boolean {
   const left = Buffer.from(a, 'hex');
   const right = Buffer.from(b, 'hex');
   return left.length === right.length && timingSafeEqual(left, right);
+}
+
+/** What key lists show of a key: its prefix and 7 characters of its 256 random bits, too few to guess the rest from. */
+export function keyPrefixOf(apiKey: string): string {
+  return apiKey.slice(0, 12);
 }
 
 /** A random, non-secret identifier (account ids, key ids). */

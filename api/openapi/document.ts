@@ -106,6 +106,17 @@ const securitySchemes: Json = {
     description:
       'A platform app\'s token (orcaap_…, from POST /api/v1/platform/register) as Authorization: Bearer; it works on the /api/v1/platform/app routes and nowhere else. A 401 answers with WWW-Authenticate: Bearer realm="orca-platform-apps".',
   },
+  session: {
+    type: 'http',
+    scheme: 'bearer',
+    description:
+      'A person\'s sign-in session (orcass_…, from POST /api/login/verify or the sign-in link) as Authorization: Bearer; it opens the dashboard, wallet and account-key routes and nothing else, and those routes take nothing else. A 401 answers with WWW-Authenticate: Bearer realm="orca-account".',
+  },
+  adminToken: {
+    type: 'http',
+    scheme: 'bearer',
+    description: "The operator's token (the server's ORCA_ADMIN_TOKEN) as Authorization: Bearer; 403 on every call while the server has none.",
+  },
 };
 
 /** Alternatives, not a combination: any one of them authenticates. */
@@ -116,6 +127,8 @@ const SECURITY: Record<AnyRoute['auth'], Json[]> = {
   apiKey: API_KEY_SECURITY,
   agentToken: [{ agentToken: [] }],
   appToken: [{ appToken: [] }],
+  session: [{ session: [] }],
+  adminToken: [{ adminToken: [] }],
 };
 
 const TAG_DESCRIPTIONS: Record<string, string> = {

@@ -41,7 +41,7 @@ export function reportFailure(command: string, error: unknown, json: boolean): n
       const status = error.status === 0 ? 'no answer' : String(error.status);
       const lines = [`orca ${command}: ${error.code} (${status}): ${error.detail}`];
       for (const field of error.errors) lines.push(`  ${field.field}: ${field.message}`);
-      if (code === EXIT.AUTH) lines.push('  check ORCA_API_KEY (or --api-key)');
+      if (code === EXIT.AUTH) lines.push(command.startsWith('credits') ? '  check ORCA_ADMIN_TOKEN (or --admin-token)' : '  check ORCA_API_KEY (or --api-key)');
       process.stderr.write(`${lines.join('\n')}\n`);
     }
   } else {

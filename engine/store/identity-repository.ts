@@ -15,6 +15,8 @@ import { assertAccount } from './tenancy.ts';
 export interface NewKey {
   id: string;
   hash: string;
+  /** The key's first characters, for key lists. */
+  prefix?: string;
 }
 
 export interface NewAccount {
@@ -64,7 +66,7 @@ export function identityRepository(db: Db) {
       return { created: false, existingAccount: existing.account };
     }
     await tx.insert(accounts).values({ id: input.account, creditBalance: input.openingBalance });
-    await tx.insert(apiKeys).values({ id: input.key.id, hash: input.key.hash, account: input.account });
+    await tx.insert(apiKeys).values({ id: input.key.id, hash: input.key.hash, prefix: input.key.prefix, account: input.account });
     if (input.openingBalance > 0) {
       await appendLedger(tx, { account: input.account, amount: input.openingBalance, reason: 'opening balance', balanceAfter: input.openingBalance });
     }
@@ -93,19 +95,25 @@ export function identityRepository(db: Db) {
   }
 
   /**
-   * Retires the active key with hash `oldHash` and stores `next` for the same
+   * Retires the active key — the one with hash `old`, or the account's key
+   * with that id (a signed-in person rotating from the key list) — and stores `next` for the same
    * account, dropping the old key's tokens; null when the old key is not (or
    * no longer: a concurrent rotation won) active.
    */
-  async function rotateKey(oldHash: string, next: NewKey, now: Date): Promise<{ account: string; retiredKeyId: string } | null> {
+  async function rotateKey(
+    old: string | { account: string; keyId: string },
+    next: NewKey,
+    now: Date,
+  ): Promise<{ account: string; retiredKeyId: string } | null> {
+    const which = typeof old === 'string' ? eq(apiKeys.hash, old) : and(eq(apiKeys.account, old.account), eq(apiKeys.id, old.keyId));
     return db.transaction(async (tx) => {
       const [retired] = await tx
         .update(apiKeys)
         .set({ retiredAt: now })
-        .where(and(eq(apiKeys.hash, oldHash), isNull(apiKeys.retiredAt)))
+        .where(and(which, isNull(apiKeys.retiredAt)))
         .returning({ id: apiKeys.id, account: apiKeys.account });
       if (!retired) return null;
-      await tx.insert(apiKeys).values({ id: next.id, hash: next.hash, account: retired.account });
+      await tx.insert(apiKeys).values({ id: next.id, hash: next.hash, prefix: next.prefix, account: retired.account });
       // Already dead through the join in findToken; deleting keeps the table small.
       await tx.delete(accessTokens).where(eq(accessTokens.keyId, retired.id));
       return { account: retired.account, retiredKeyId: retired.id };
@@ -156,7 +164,7 @@ export function identityRepository(db: Db) {
         return { status: row.confirmedAt ? 'used' : 'expired' };
       }
       if (claimed.account !== null) {
-        await tx.insert(apiKeys).values({ id: create.key.id, hash: create.key.hash, account: claimed.account });
+        await tx.insert(apiKeys).values({ id: create.key.id, hash: create.key.hash, prefix: create.key.prefix, account: claimed.account });
         return { status: 'reissued', account: claimed.account, email: claimed.email };
       }
       const result = await insertAccount(tx, { ...create, email: claimed.email });

@@ -7,6 +7,7 @@ import { completedTasksRepository } from './completed-tasks-repository.ts';
 import { commitBatch, commitBatches, type Batch, type CommitInput } from './commit-batch.ts';
 import type { Db } from './db.ts';
 import { accountsRepository } from './accounts-repository.ts';
+import { accountSummaryRepository } from './account-summary-repository.ts';
 import { agentsRepository } from './agents-repository.ts';
 import { decisionsRepository } from './decisions-repository.ts';
 import { definitionsRepository } from './definitions-repository.ts';
@@ -17,6 +18,7 @@ import { instancesRepository } from './instances-repository.ts';
 import { jobsRepository } from './jobs-repository.ts';
 import { tasksRepository } from './tasks-repository.ts';
 import { leasesRepository } from './leases-repository.ts';
+import { loginRepository } from './login-repository.ts';
 import { ledgerRepository } from './ledger-repository.ts';
 import { mailOutboxRepository } from './mail-outbox-repository.ts';
 import { mailboxRepository } from './mailbox-repository.ts';
@@ -46,6 +48,8 @@ export function createStore(db: Db, writer: Db = db) {
     requestKeys: requestKeysRepository(db),
     leases: leasesRepository(db),
     identity: identityRepository(db),
+    login: loginRepository(db),
+    accountSummary: accountSummaryRepository(db),
     agents: agentsRepository(db),
     mailbox: mailboxRepository(db),
     platformApps: platformAppsRepository(db),
@@ -82,6 +86,8 @@ export * from './incidents-repository.ts';
 export * from './instances-repository.ts';
 export * from './jobs-repository.ts';
 export * from './leases-repository.ts';
+export * from './login-repository.ts';
+export * from './account-summary-repository.ts';
 export * from './ledger-repository.ts';
 export * from './mail-outbox-repository.ts';
 export * from './mailbox-repository.ts';

@@ -1,11 +1,12 @@
 // Charges in groups (chargeMany): one statement grants the charges that fit
 // in order and refuses the rest, writing a ledger row per granted charge and
-// nothing for a refused one; concurrent groups never overdraw.
-import { sql } from 'drizzle-orm';
+// nothing for a refused one; concurrent groups never overdraw; the charge
+// that crosses the low threshold writes the account's credits.low delivery.
+import { eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase } from './testing/database.ts';
 import type { Database } from './database.ts';
-import { createStore, rows, type Db, type Store } from './index.ts';
+import { createStore, rows, schema, webhookEventId, type Db, type Store } from './index.ts';
 import { ledgerRepository } from './ledger-repository.ts';
 
 const testDb = createTestDatabase();
@@ -169,5 +170,57 @@ describe('chargeMany', () => {
       expect(await setting(tx)).toBe(before);
     });
     expect(await store.ledger.balance(account)).toBe(8);
+  });
+});
+
+describe('chargeMany and credits.low', () => {
+  async function subscribe(account: string): Promise<void> {
+    await store.db
+      .insert(schema.webhookEndpoints)
+      .values({ id: `we-${account}`, account, url: 'https://hooks.example.org/', events: ['credits.low'], secret: 's' });
+  }
+  const lowEvents = (account: string) =>
+    store.db.select().from(schema.webhookDeliveries).where(eq(schema.webhookDeliveries.account, account)).orderBy(schema.webhookDeliveries.id);
+
+  it('writes one event, for the charge of a group that crosses the threshold', async () => {
+    const account = await newAccount(12);
+    await subscribe(account);
+    // 12 → 9 → (7 refused) → 6 → 3: the threshold 5 is crossed by the third granted charge.
+    const results = await store.ledger.chargeMany(
+      account,
+      [
+        { amount: 3, reason: 'a' },
+        { amount: 10, reason: 'b' },
+        { amount: 3, reason: 'c' },
+        { amount: 3, reason: 'd' },
+      ],
+      { lowThreshold: 5 },
+    );
+    const crossing = results[3];
+    expect(crossing).toMatchObject({ granted: true, balanceAfter: 3 });
+    const events = await lowEvents(account);
+    expect(events).toHaveLength(1);
+    expect(events[0]).toMatchObject({
+      eventId: webhookEventId('credits.low', crossing.granted ? crossing.id : ''),
+      payload: { type: 'credits.low', data: { balance: 3, threshold: 5 } },
+    });
+    // Already below: further charges send nothing, nor does a group without the threshold.
+    await store.ledger.chargeMany(account, [{ amount: 1, reason: 'e' }], { lowThreshold: 5 });
+    expect(await lowEvents(account)).toHaveLength(1);
+  });
+
+  it('counts a balance that starts exactly at the threshold as above it', async () => {
+    const account = await newAccount(5);
+    await subscribe(account);
+    await store.ledger.chargeMany(account, [{ amount: 1, reason: 'a' }], { lowThreshold: 5 });
+    expect((await lowEvents(account)).map((e) => e.payload.data)).toEqual([{ balance: 4, threshold: 5 }]);
+  });
+
+  it('writes nothing when a refused charge would have crossed', async () => {
+    const account = await newAccount(6);
+    await subscribe(account);
+    const [refused] = await store.ledger.chargeMany(account, [{ amount: 7, reason: 'a' }], { lowThreshold: 5 });
+    expect(refused.granted).toBe(false);
+    expect(await lowEvents(account)).toEqual([]);
   });
 });

@@ -11,6 +11,7 @@ import { guarded } from './errors.ts';
 import { accounts, ledger } from './schema.ts';
 import { runsAlone, runStatement, type Statement } from './statement.ts';
 import { assertAccount } from './tenancy.ts';
+import { ENQUEUE_WEBHOOK_EVENTS, webhookEventId } from './webhook-outbox.ts';
 
 export interface LedgerEntry {
   id: string;
@@ -55,6 +56,22 @@ export async function appendLedger(
 function assertAmount(amount: number): void {
   if (!Number.isSafeInteger(amount) || amount <= 0) throw new RangeError(`store: a credit amount must be a positive whole number, not ${amount}`);
 }
+
+// The credits.low event of the charge that takes the balance from at least
+// the threshold ($4; null: none) to below it, as webhook deliveries written by
+// the charge statement itself (webhook-outbox.ts's insert, its rows drawn
+// from the walk): it commits with the charge or not at all. A group's
+// balances only fall, so at most one of its charges crosses; when none does,
+// or the account has no enabled endpoint (an index probe), nothing is written.
+const [EVENT_ID_BEFORE, EVENT_ID_AFTER] = webhookEventId('credits.low', '#').split('#');
+const LOW_EVENTS = `(select coalesce(jsonb_agg(jsonb_build_object(
+    'id', '${EVENT_ID_BEFORE}' || l.id::text || '${EVENT_ID_AFTER}',
+    'account', $1::text,
+    'type', 'credits.low',
+    'timestamp', to_char(now() at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+    'data', jsonb_build_object('balance', l.balance, 'threshold', $4::int8))), '[]'::jsonb) from low l)`;
+if (!ENQUEUE_WEBHOOK_EVENTS.text.includes('$1::jsonb')) throw new Error('store: ENQUEUE_WEBHOOK_EVENTS no longer reads its events from $1::jsonb');
+const CREDITS_LOW_DELIVERIES = ENQUEUE_WEBHOOK_EVENTS.text.replace('$1::jsonb', LOW_EVENTS);
 
 /**
  * A group of charges against one account ($1), given in order as a jsonb
@@ -114,6 +131,12 @@ walk (n, balance, granted, id) as (
   where w.n < m.total
 ),
 steps as materialized (select * from walk where n > 0),
+low as (
+  select x.id, x.balance
+  from (select s.id, s.balance, s.granted, coalesce(lag(s.balance) over (order by s.n), (select credit_balance from account)) as before from steps s) x
+  where x.granted and x.before >= $4::int8 and x.balance < $4::int8
+),
+low_events as (${CREDITS_LOW_DELIVERIES}),
 debit as (
   update accounts set credit_balance = credit_balance - (select sum(i.amount) from steps s join input i on i.n = s.n where s.granted)::int8
   where id = $1 and exists (select from steps where granted)
@@ -132,8 +155,10 @@ export function ledgerRepository(db: Db) {
    * Takes each charge's amount in order, in one statement (see CHARGE_MANY):
    * a charge is granted iff the balance left by the granted ones before it
    * covers it; a refused one writes nothing. Unknown account: all refused.
+   * With `lowThreshold`, the charge that takes the balance below it writes
+   * the account's credits.low event too.
    */
-  async function chargeMany(account: string, charges: readonly Charge[]): Promise<ChargeResult[]> {
+  async function chargeMany(account: string, charges: readonly Charge[], options: { lowThreshold?: number } = {}): Promise<ChargeResult[]> {
     assertAccount(account);
     for (const c of charges) assertAmount(c.amount);
     if (charges.length === 0) return [];
@@ -142,6 +167,7 @@ export function ledgerRepository(db: Db) {
       account,
       payload,
       runsAlone(db) ? 'off' : null,
+      options.lowThreshold ?? null,
     ]);
     return steps.map((s): ChargeResult => {
       const balance = s.balance === null ? null : Number(s.balance);

@@ -57,6 +57,8 @@ describe('GET /api/v1/openapi.json', () => {
           apiKey: [{ apiKeyHeader: [] }, { bearer: [] }, { apiKeyQuery: [] }],
           agentToken: [{ agentToken: [] }],
           appToken: [{ appToken: [] }],
+          session: [{ session: [] }],
+          adminToken: [{ adminToken: [] }],
         }[spec.auth];
         expect(operation.security).toEqual(security);
         expect(operation.responses['401']).toBeDefined();
@@ -80,7 +82,7 @@ describe('GET /api/v1/openapi.json', () => {
     expect(graphql['x-orca-credits']).toBeUndefined();
   });
 
-  it("shares one Problem schema and declares the three ways to send a key, and the agents' and apps' bearer tokens", () => {
+  it("shares one Problem schema and declares the three ways to send a key, the agents' and apps' bearer tokens, sessions and the operator token", () => {
     expect(document.components.schemas.Problem.required).toEqual(['type', 'title', 'status', 'detail', 'instance', 'code']);
     expect(document.components.securitySchemes).toEqual({
       apiKeyHeader: expect.objectContaining({ type: 'apiKey', in: 'header', name: 'X-API-Key' }),
@@ -88,6 +90,8 @@ describe('GET /api/v1/openapi.json', () => {
       apiKeyQuery: expect.objectContaining({ type: 'apiKey', in: 'query', name: 'api_key' }),
       agentToken: expect.objectContaining({ type: 'http', scheme: 'bearer' }),
       appToken: expect.objectContaining({ type: 'http', scheme: 'bearer' }),
+      session: expect.objectContaining({ type: 'http', scheme: 'bearer' }),
+      adminToken: expect.objectContaining({ type: 'http', scheme: 'bearer' }),
     });
   });
 

@@ -1,0 +1,251 @@
+// People's sign-in through a real SMTP peer, and what a session opens: the
+// code and the link arrive by mail; the session reaches the dashboard,
+// wallet and key routes and nothing else; an API key, an expired session
+// (the service's clock moved) and a logged-out one are refused there; the
+// answer to an unknown address is the same; wrong codes spend the code; the
+// link's GET page uses nothing and its POST does; the sign-in requests of a
+// caller and of an address are rate-limited (429 with Retry-After).
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { apiFixture, type ApiFixture } from './api-fixture.ts';
+import { smtpPeer, type SmtpPeer } from './smtp-peer.ts';
+import { eventually, mustDeploy, serviceProcess, startInstance } from './workflow-support.ts';
+
+const CODE = /^ {2}(\d{8})$/m;
+const LINK = /(http:\/\/\S+\/api\/login\/link\?token=(orcal_[A-Za-z0-9_-]{43}))/;
+
+let smtp: SmtpPeer;
+let api: ApiFixture;
+let offset = 0;
+const clock = () => new Date(Date.now() + offset);
+
+beforeAll(async () => {
+  smtp = await smtpPeer();
+  api = await apiFixture({ clock, config: { mail: { smtpUrl: smtp.url }, accounts: { loginBurst: 6 } } });
+}, 120_000);
+
+afterAll(async () => {
+  await api?.close();
+  await smtp?.close();
+});
+
+const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
+
+/** Asks for a code and reads it and the link from the mail that arrives. */
+async function mailedCode(email: string): Promise<{ code: string; link: string; linkToken: string }> {
+  const before = smtp.count(email);
+  const res = await api.call('POST', '/api/login', { json: { email } });
+  expect(res.status).toBe(202);
+  const mail = await smtp.next(email, before);
+  const [, link, linkToken] = LINK.exec(mail.text)!;
+  return { code: CODE.exec(mail.text)![1], link, linkToken };
+}
+
+async function signIn(email: string): Promise<string> {
+  const { code } = await mailedCode(email);
+  const res = await api.call('POST', '/api/login/verify', { json: { email, code } });
+  expect(res.status).toBe(200);
+  return res.json.token as string;
+}
+
+describe('sign-in by mailed code', () => {
+  it('opens a session that reaches the dashboard, the wallet and the key list', async () => {
+    const { account, apiKey, email } = await api.newAccount();
+    const before = smtp.count(email);
+    const asked = await api.call('POST', '/api/login', { json: { email: email.toUpperCase() } });
+    expect(asked.status).toBe(202);
+    const mail = await smtp.next(email, before);
+    expect(mail.subject).toBe('Your Orca sign-in code');
+    const code = CODE.exec(mail.text)![1];
+    // What the service keeps of the message holds neither the code nor the link's token.
+    const [kept] = await api.outbox(email);
+    expect(kept.body).not.toContain(code);
+    expect(kept.body).not.toContain(LINK.exec(mail.text)![2]);
+
+    const verified = await api.call('POST', '/api/login/verify', { json: { email, code } });
+    expect(verified.status).toBe(200);
+    expect(verified.headers.get('cache-control')).toBe('no-store');
+    expect(verified.json.token).toMatch(/^orcass_[A-Za-z0-9_-]{43}$/);
+    const life = Date.parse(verified.json.expiresAt) - clock().getTime();
+    expect(life).toBeGreaterThan(11.9 * 3_600_000);
+    expect(life).toBeLessThanOrEqual(12 * 3_600_000);
+    const session = verified.json.token as string;
+
+    // The code works once.
+    const again = await api.call('POST', '/api/login/verify', { json: { email, code } });
+    expect(again.status).toBe(401);
+
+    const dashboard = await api.call('GET', '/api/dashboard', { headers: bearer(session) });
+    expect(dashboard.status).toBe(200);
+    expect(dashboard.json).toMatchObject({ account, email, balance: 1_000, credits: { enabled: true }, definitions: 0, openIncidents: 0, jobsWaiting: [] });
+
+    const wallet = await api.call('GET', '/api/wallet', { headers: bearer(session) });
+    expect(wallet.status).toBe(200);
+    expect(wallet.json.balance).toBe(1_000);
+    expect(wallet.json.items).toEqual([expect.objectContaining({ amount: 1_000, balanceAfter: 1_000, reason: 'opening balance', reference: null })]);
+
+    const keys = await api.call('GET', '/api/account/keys', { headers: bearer(session) });
+    expect(keys.status).toBe(200);
+    expect(keys.json.items).toEqual([{ id: expect.stringMatching(/^key_/), prefix: apiKey.slice(0, 12), createdAt: expect.any(String) }]);
+  });
+
+  it('refuses an API key on the session routes and a session on the workflow API', async () => {
+    const { email, apiKey } = await api.newAccount();
+    const session = await signIn(email);
+    for (const path of ['/api/dashboard', '/api/wallet', '/api/account/keys']) {
+      for (const headers of [{ 'x-api-key': apiKey }, bearer(apiKey), {}] as Record<string, string>[]) {
+        const res = await api.call('GET', path, { headers });
+        expect(res.status, `${path} ${JSON.stringify(Object.keys(headers))}`).toBe(401);
+        expect(res.json.code).toBe('UNAUTHENTICATED');
+        expect(res.json.detail).toMatch(/sign-in session/);
+        expect(res.headers.get('www-authenticate')).toBe('Bearer realm="orca-account"');
+      }
+    }
+    const token = await api.call('POST', '/api/token', { json: { api_key: apiKey } });
+    expect((await api.call('GET', '/api/dashboard', { headers: bearer(token.json.access_token) })).status).toBe(401);
+    expect((await api.call('GET', '/api/v1/account', { headers: bearer(session) })).status).toBe(401);
+    expect((await api.call('GET', '/api/v1/process-definitions', { headers: { 'x-api-key': session } })).status).toBe(401);
+  });
+
+  it('ends a session at logout and at its expiry', async () => {
+    const { email } = await api.newAccount();
+    const first = await signIn(email);
+    const second = await signIn(email);
+    expect((await api.call('POST', '/api/logout', { headers: bearer(first) })).status).toBe(204);
+    const refused = await api.call('GET', '/api/wallet', { headers: bearer(first) });
+    expect(refused.status).toBe(401);
+    expect(refused.json.detail).toMatch(/ended or expired/);
+    // Another session of the same person goes on, until its time is up.
+    expect((await api.call('GET', '/api/wallet', { headers: bearer(second) })).status).toBe(200);
+    offset += 12 * 3_600_000 + 1_000;
+    try {
+      expect((await api.call('GET', '/api/wallet', { headers: bearer(second) })).status).toBe(401);
+    } finally {
+      offset -= 12 * 3_600_000 + 1_000;
+    }
+  });
+
+  it('answers an unknown address exactly as a known one, and issues it no code', async () => {
+    const { email } = await api.newAccount();
+    const stranger = `nobody-${Date.now()}@example.org`;
+    const known = await api.call('POST', '/api/login', { json: { email } });
+    const before = smtp.count(stranger);
+    const unknown = await api.call('POST', '/api/login', { json: { email: stranger } });
+    expect(unknown.status).toBe(known.status);
+    expect(unknown.text).toBe(known.text);
+    const note = await smtp.next(stranger, before);
+    expect(note.text).toMatch(/has no account, so no code was issued/);
+    expect(note.text).not.toMatch(CODE);
+    expect((await api.call('POST', '/api/login/verify', { json: { email: stranger, code: '12345678' } })).status).toBe(401);
+  });
+
+  it('spends a code after five wrong tries', async () => {
+    const { email } = await api.newAccount();
+    const { code } = await mailedCode(email);
+    const wrong = String((Number(code) + 1) % 100_000_000).padStart(8, '0');
+    const details: string[] = [];
+    for (let i = 0; i < 5; i++) {
+      const res = await api.call('POST', '/api/login/verify', { json: { email, code: wrong } });
+      expect(res.status).toBe(401);
+      details.push(res.json.detail);
+    }
+    expect(details[0]).toMatch(/4 more tries/);
+    expect(details[4]).toMatch(/used up or expired/);
+    // The right code comes too late: nothing is opened.
+    expect((await api.call('POST', '/api/login/verify', { json: { email, code } })).status).toBe(401);
+    // Bad input changes nothing and says which field.
+    const bad = await api.call('POST', '/api/login/verify', { json: { email: 'not-an-address', code } });
+    expect(bad.status).toBe(400);
+    expect(bad.json.errors).toEqual([expect.objectContaining({ field: 'body.email' })]);
+  });
+
+  it('uses the link only on the POST of its page', async () => {
+    const { email } = await api.newAccount();
+    const { link, linkToken, code } = await mailedCode(email);
+    // A mail scanner opening the link, twice.
+    for (let i = 0; i < 2; i++) {
+      const page = await fetch(link);
+      expect(page.status).toBe(200);
+      expect(page.headers.get('content-type')).toMatch(/text\/html/);
+      const html = await page.text();
+      expect(html).toContain('<form method="post" action="link">');
+      expect(html).toContain(`value="${linkToken}"`);
+    }
+    // The page's form, as a browser posts it.
+    const posted = await fetch(new URL('/api/login/link', link), {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ token: linkToken }).toString(),
+    });
+    expect(posted.status).toBe(200);
+    const session = /(orcass_[A-Za-z0-9_-]{43})/.exec(await posted.text())![1];
+    expect((await api.call('GET', '/api/dashboard', { headers: bearer(session) })).status).toBe(200);
+    // Used: neither the link nor its code opens another session.
+    expect((await api.call('POST', '/api/login/link', { json: { token: linkToken } })).status).toBe(404);
+    expect((await fetch(link)).status).toBe(404);
+    expect((await api.call('POST', '/api/login/verify', { json: { email, code } })).status).toBe(401);
+  });
+
+  it('rotates a key with a session, showing the new key once', async () => {
+    const { email, apiKey } = await api.newAccount();
+    const session = await signIn(email);
+    const [listed] = (await api.call('GET', '/api/account/keys', { headers: bearer(session) })).json.items;
+    const rotated = await api.call('POST', `/api/account/keys/${listed.id}/rotate`, { headers: bearer(session) });
+    expect(rotated.status).toBe(200);
+    expect(rotated.json.key.slice(0, 12)).toBe(rotated.json.prefix);
+    expect((await api.call('GET', '/api/v1/account', { apiKey })).status).toBe(401);
+    expect((await api.call('GET', '/api/v1/account', { apiKey: rotated.json.key })).status).toBe(200);
+    const keys = await api.call('GET', '/api/account/keys', { headers: bearer(session) });
+    expect(keys.json.items.map((k: { id: string }) => k.id)).toEqual([rotated.json.id]);
+    expect((await api.call('POST', `/api/account/keys/${listed.id}/rotate`, { headers: bearer(session) })).status).toBe(404);
+  });
+
+  it('counts the account on the dashboard', async () => {
+    const { email, apiKey } = await api.newAccount();
+    await mustDeploy(api, apiKey, serviceProcess('dash-one', 'dash-work'));
+    await mustDeploy(api, apiKey, serviceProcess('dash-two', 'dash-other'));
+    for (let i = 0; i < 3; i++) await startInstance(api, apiKey, 'dash-one');
+    await startInstance(api, apiKey, 'dash-two');
+    const session = await signIn(email);
+    const dashboard = async () => (await api.call('GET', '/api/dashboard', { headers: bearer(session) })).json;
+    // The figures are the engine's rows, written as its batches commit.
+    await eventually(async () => ((await dashboard()).jobsWaiting.length === 2 ? true : undefined), 'the jobs on the dashboard');
+    expect(await dashboard()).toMatchObject({
+      balance: 996,
+      definitions: 2,
+      instances: { active: 4, incident: 0, completed: 0, terminated: 0 },
+      jobsWaiting: [
+        { type: 'dash-other', waiting: 1 },
+        { type: 'dash-work', waiting: 3 },
+      ],
+      usage: { day: { starts: 4, taskCompletions: 0 }, month: { starts: 4, taskCompletions: 0 } },
+      saturated: [],
+    });
+  });
+
+  it('limits sign-in requests per e-mail address', async () => {
+    const { email } = await api.newAccount();
+    const answers: number[] = [];
+    for (let i = 0; i < 7; i++) answers.push((await api.call('POST', '/api/login', { json: { email } })).status);
+    // The fixture's budget: bursts of 6 per address.
+    expect(answers).toEqual([202, 202, 202, 202, 202, 202, 429]);
+    const refused = await api.call('POST', '/api/login', { json: { email } });
+    expect(refused.status).toBe(429);
+    expect(refused.json.detail).toMatch(/for this e-mail address/);
+    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
+    // Another address from the same caller is still served.
+    expect((await api.call('POST', '/api/login', { json: { email: `other-${Date.now()}@example.org` } })).status).toBe(202);
+  });
+
+  // Last: it empties this caller's sign-in budget.
+  it('limits sign-in requests per caller address', async () => {
+    let last;
+    for (let i = 0; i < 40; i++) {
+      last = await api.call('POST', '/api/login', { json: { email: `flood-${i}@example.org` } });
+      if (last.status === 429) break;
+    }
+    expect(last!.status).toBe(429);
+    expect(last!.json.code).toBe('RATE_LIMITED');
+    expect(last!.json.detail).toMatch(/for this caller address/);
+    expect(Number(last!.headers.get('retry-after'))).toBeGreaterThan(0);
+  });
+});
