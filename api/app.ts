@@ -19,6 +19,8 @@ import { engineMetrics } from './metrics/engine-metrics.ts';
 import { OrcaMetrics } from './metrics/orca-metrics.ts';
 import { createPlatformApps, type PlatformApps } from './platform/index.ts';
 import { buildServer, type ServerOptions } from './server.ts';
+import type { DispatcherOptions, WebhookDispatcher } from './webhooks/dispatcher.ts';
+import { serviceDispatcher } from './webhooks/service.ts';
 
 /**
  * What wires the service without being configuration (that is AppConfig,
@@ -46,6 +48,8 @@ export interface AppOptions {
    * traces requests and the engine; absent, nothing is traced.
    */
   tracer?: Tracer;
+  /** Test hooks of the webhook dispatcher (clock, retry schedule, name resolution). */
+  webhooks?: Partial<DispatcherOptions>;
 }
 
 export interface App {
@@ -61,6 +65,8 @@ export interface App {
   mailer: Mailer;
   /** The service's metrics; undefined when they are off. */
   metrics: OrcaMetrics | undefined;
+  /** The webhook dispatcher of this process (api/webhooks/service.ts); undefined where none runs. */
+  webhookDispatcher: WebhookDispatcher | undefined;
   /** The server's base URL; empty until listen() resolves. */
   readonly url: string;
   /** Starts listening; resolves to the base URL. */
@@ -132,6 +138,7 @@ export async function createApp(config: AppConfig, options: AppOptions = {}): Pr
       rateLimit: options.server?.rateLimit ?? { ...config.rateLimit, redisUrl: config.engine.redisUrl, prefix: config.engine.redisPrefix },
     });
     logTo.server = app;
+    const webhookDispatcher = serviceDispatcher(config, engine, metrics, (error) => app.log.warn({ err: error }, 'webhook dispatcher'), options.webhooks);
 
     let url = '';
     let closing: Promise<void> | undefined;
@@ -146,6 +153,7 @@ export async function createApp(config: AppConfig, options: AppOptions = {}): Pr
       ctx,
       mailer,
       metrics,
+      webhookDispatcher,
       get url() {
         return url;
       },
@@ -162,6 +170,7 @@ export async function createApp(config: AppConfig, options: AppOptions = {}): Pr
           try {
             await app.close();
           } finally {
+            await webhookDispatcher?.stop();
             await agents.close();
             platformApps.close();
             await buckets?.close();

@@ -10,6 +10,9 @@
 import { z } from 'zod';
 import { blankAsUnset, configProblems, engineConfigSchema, mergeOverrides, type ConfigOverrides } from '../engine/index.ts';
 
+/** A switch as the environment writes it (on/off, true/false) or a boolean. */
+const onOff = z.union([z.boolean(), z.enum(['on', 'off', 'true', 'false']).transform((v) => v === 'on' || v === 'true')]);
+
 export const appConfigSchema = z.object({
   http: z
     .object({
@@ -99,6 +102,17 @@ export const appConfigSchema = z.object({
           .refine((origins) => origins === undefined || origins.every(isOrigin), 'must be `*` or origins like https://app.example.com, comma-separated')
           .optional(),
       ),
+    })
+    .prefault({}),
+  /** Webhooks (docs/webhooks.md, docs/webhooks-delivery.md). */
+  webhooks: z
+    .object({
+      /** Base64 of 32 bytes sealing the stored signing secrets (api/webhooks/signing-secret.ts); unset: stored plainly. */
+      secretKey: z.preprocess(blankAsUnset, z.string().optional()),
+      /** Deliveries may reach loopback and private ranges (never link-local); off by default (SSRF). */
+      allowPrivateNetworks: z.preprocess(blankAsUnset, onOff.default(false)),
+      /** The dispatcher runs on every process leading partitions (roles all and engine); off: this process sends none. */
+      dispatcher: z.preprocess(blankAsUnset, onOff.default(true)),
     })
     .prefault({}),
   engine: engineConfigSchema.prefault({}),

@@ -39,6 +39,9 @@ describe('loadConfig', () => {
       ORCA_RATE_LIMIT_BURST: '10',
       ORCA_METRICS: 'off',
       ORCA_MCP_ALLOWED_ORIGINS: 'https://app.example.com, http://localhost:5173',
+      ORCA_WEBHOOK_SECRET_KEY: 'c2VhbGluZyBrZXkgb2YgdGhpcnR5LXR3byBieXRlcyE=',
+      ORCA_WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'on',
+      ORCA_WEBHOOK_DISPATCHER: 'off',
       ORCA_URL: 'http://orca-api.orca:8080',
       ORCA_OPERATOR_WATCH_NAMESPACE: 'models',
       ORCA_OPERATOR_LEASE_NAMESPACE: 'orca',
@@ -53,6 +56,7 @@ describe('loadConfig', () => {
         rateLimit: { perSecond: 5, burst: 10 },
         metrics: { enabled: false },
         mcp: { allowedOrigins: ['https://app.example.com', 'http://localhost:5173'] },
+        webhooks: { secretKey: 'c2VhbGluZyBrZXkgb2YgdGhpcnR5LXR3byBieXRlcyE=', allowPrivateNetworks: true, dispatcher: false },
         operator: { orcaUrl: 'http://orca-api.orca:8080', watchNamespace: 'models', leaseNamespace: 'orca', identity: 'orca-operator-7d9f', resyncSeconds: 60 },
         engine: {
           databaseUrl: 'postgres://db/orca',

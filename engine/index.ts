@@ -46,6 +46,12 @@ export type {
   TaskRecord,
 } from './store/index.ts';
 
+// The webhook dispatcher (api/webhooks) works the outbox with fixed statements of its own.
+export { runStatement } from './store/statement.ts';
+export type { Statement } from './store/statement.ts';
+export { enqueueWebhookEvents, webhookEventId, WEBHOOK_EVENT_TYPES } from './store/webhook-outbox.ts';
+export type { WebhookEvent } from './store/webhook-outbox.ts';
+
 export { offerOf } from './queue/index.ts';
 export type { ActivatedJob, Notices } from './queue/index.ts';
 // The rate limiter keeps its buckets beside the queues' keys, under the same prefix and hash tags.
