@@ -45,6 +45,8 @@ export interface DispatcherOptions {
   timeoutMs?: number;
   /** Waits between attempts (default retry-schedule.ts SVIX_SCHEDULE_MS); tests shorten it. */
   schedule?: readonly number[];
+  /** How long a claim holds a delivery (default: long enough for its wait in an endpoint's queue and the attempt). */
+  claimMs?: number;
   /** An endpoint whose deliveries have all failed for this long is disabled (default 5 days). */
   disableFailingAfterMs?: number;
   /** Poll interval when there was nothing to do, doubling from `busyPollMs` up to this (default 1 s). */
@@ -83,7 +85,7 @@ export function startWebhookDispatcher(options: DispatcherOptions): WebhookDispa
   const disableFailingAfterMs = options.disableFailingAfterMs ?? 5 * 86_400_000;
   const now = options.now ?? (() => new Date());
   // A claim must outlast the wait in an endpoint's queue (a claim adds at most `concurrency` rows to it) and the attempt.
-  const claimMs = (Math.ceil(concurrency / perEndpoint) + 1) * timeoutMs + 60_000;
+  const claimMs = options.claimMs ?? (Math.ceil(concurrency / perEndpoint) + 1) * timeoutMs + 60_000;
   const sealer = secretSealer(options.secretKey);
   const agent = new Agent({
     connect: guardedConnector({ allowPrivateNetworks: options.allowPrivateNetworks, connectTimeoutMs: timeoutMs, resolve: options.resolve }),

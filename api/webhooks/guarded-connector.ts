@@ -28,9 +28,7 @@ export async function checkedAddress(hostname: string, options: { allowPrivateNe
   for (const address of addresses) {
     const why = forbiddenAddress(address, options);
     if (why !== undefined) {
-      throw new ForbiddenAddressError(
-        address === bare ? `refused: ${why}` : `refused: ${bare} resolves to ${why.replace(/^\S+ is /, `${address}, `)}`,
-      );
+      throw new ForbiddenAddressError(address === bare ? `refused: ${why}` : `refused: ${bare} resolves to ${why.replace(/^\S+ is /, `${address}, `)}`);
     }
   }
   return addresses[0];

@@ -73,6 +73,7 @@ async function readPrefix(body: Dispatcher.ResponseData['body'], limit: number):
   const parts: Buffer[] = [];
   let length = 0;
   try {
+    // Leaving the loop early destroys the body: the rest is dropped with its connection, never buffered.
     for await (const chunk of body as AsyncIterable<Buffer>) {
       parts.push(chunk);
       length += chunk.length;
@@ -80,9 +81,6 @@ async function readPrefix(body: Dispatcher.ResponseData['body'], limit: number):
     }
   } catch {
     // The status line decided the outcome; a broken rest of the answer changes nothing.
-  } finally {
-    // Breaking out of the loop leaves the rest unread; destroying drops it (and the connection) instead of buffering it.
-    if (!body.destroyed) body.destroy();
   }
   return Buffer.concat(parts).subarray(0, limit).toString('utf8');
 }

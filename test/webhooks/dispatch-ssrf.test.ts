@@ -66,7 +66,11 @@ describe('with private networks not allowed (the default)', () => {
     ['[::1]', () => `http://[::1]:${port6 ?? port4}/hook`, /^refused: ::1 is a loopback address$/],
     ['169.254.169.254 (cloud metadata)', () => 'http://169.254.169.254/latest/meta-data/', /^refused: 169\.254\.169\.254 is a link-local address/],
     ['10.x (private)', () => 'http://10.20.30.40:8080/hook', /^refused: 10\.20\.30\.40 is a private address$/],
-    ['a name resolving to loopback (localhost)', () => `http://localhost:${port4}/hook`, /^refused: localhost resolves to (127\.0\.0\.1|::1), a loopback address$/],
+    [
+      'a name resolving to loopback (localhost)',
+      () => `http://localhost:${port4}/hook`,
+      /^refused: localhost resolves to (127\.0\.0\.1|::1), a loopback address$/,
+    ],
   ])('%s is a failed attempt with the reason, and no request is made', async (_what, url, reason) => {
     const before = requests;
     const row = await attempt(url());

@@ -20,7 +20,11 @@ export async function addEndpoint(
   options: { account?: string; secretKey?: string; previousSecret?: string; previousSecretExpiresAt?: Date; failingSince?: Date } = {},
 ): Promise<TestEndpoint> {
   const sealer = secretSealer(options.secretKey);
-  const endpoint = { id: `ep_${randomBytes(6).toString('hex')}`, account: options.account ?? `acct-${randomBytes(4).toString('hex')}`, secret: newSigningSecret() };
+  const endpoint = {
+    id: `ep_${randomBytes(6).toString('hex')}`,
+    account: options.account ?? `acct-${randomBytes(4).toString('hex')}`,
+    secret: newSigningSecret(),
+  };
   await db.insert(webhookEndpoints).values({
     id: endpoint.id,
     account: endpoint.account,
