@@ -1,7 +1,10 @@
 // Several dispatchers share one outbox: two on the same database deliver
 // every row exactly once (the claims), a dispatcher that dies holding claims
 // loses them when they lapse and another delivers those rows then, not
-// before, and a dispatcher that stops gives back what it had not sent.
+// before — one that only claimed, and on Postgres a process killed with
+// SIGKILL in the middle of its requests — and a dispatcher that stops gives
+// back what it had not sent.
+import { spawn } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { claimDue } from '../../api/webhooks/delivery-statements.ts';
 import { startWebhookDispatcher } from '../../api/webhooks/dispatcher.ts';
@@ -70,6 +73,49 @@ describe('dispatchers sharing the outbox', () => {
       }
     } finally {
       await survivor.stop();
+    }
+  });
+
+  it.skipIf(testDb.url === undefined)("a killed dispatcher process's claims are taken over (Postgres: PGlite is one process's)", async () => {
+    const endpoint = await addEndpoint(first.db, `${receiver.url}/killed`);
+    secrets = [endpoint.secret];
+    // The doomed process's requests hang; once it is dead, the survivor's are answered.
+    let killed = false;
+    receiver.answer = (_d, response) => {
+      if (killed) response.writeHead(200).end('ok');
+    };
+    await enqueueCompleted(first.db, endpoint.account, 4);
+    const child = spawn(process.execPath, ['--import', 'tsx', 'test/webhooks/dispatcher-process.ts'], {
+      env: { ...process.env, DATABASE_URL: testDb.url, ORCA_DB_SCHEMA: testDb.schema, CLAIM_MS: '2000' },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    try {
+      const claimed = await eventually(async () => {
+        const rows = await deliveriesOf(first.db, endpoint.id);
+        return receiver.open() === 4 && rows.every((r) => r.claimed_until !== null) ? rows : undefined;
+      });
+      child.kill('SIGKILL');
+      await exited;
+      killed = true;
+      const lapse = Math.max(...claimed.map((r) => r.claimed_until!.getTime()));
+      const survivor = startWebhookDispatcher({ db: second.db, allowPrivateNetworks: true, idlePollMs: 50 });
+      try {
+        const rows = await eventually(async () => {
+          const found = await deliveriesOf(first.db, endpoint.id);
+          return found.every((r) => r.status === 'delivered') ? found : undefined;
+        });
+        for (const row of rows) {
+          expect(row.attempts).toBe(1);
+          expect(row.log).toHaveLength(1);
+          expect(row.delivered_at!.getTime()).toBeGreaterThanOrEqual(lapse);
+        }
+      } finally {
+        await survivor.stop();
+      }
+    } finally {
+      child.kill('SIGKILL');
+      receiver.answer = (_d, response) => void response.writeHead(200).end('ok');
     }
   });
 
