@@ -39,7 +39,7 @@ export interface DispatcherOptions {
   secretKey?: string;
   /** Requests in flight at once, over all endpoints (default 64). */
   concurrency?: number;
-  /** Requests in flight at once to one endpoint (default 8). */
+  /** Requests in flight at once to one endpoint (default 16). */
   perEndpoint?: number;
   /** A whole attempt's deadline (default 15 s). */
   timeoutMs?: number;
@@ -78,7 +78,7 @@ interface EndpointLane {
 export function startWebhookDispatcher(options: DispatcherOptions): WebhookDispatcher {
   const { db } = options;
   const concurrency = options.concurrency ?? 64;
-  const perEndpoint = options.perEndpoint ?? 8;
+  const perEndpoint = options.perEndpoint ?? 16;
   const timeoutMs = options.timeoutMs ?? 15_000;
   const busyPollMs = options.busyPollMs ?? 25;
   const idlePollMs = options.idlePollMs ?? 1_000;
@@ -97,7 +97,9 @@ export function startWebhookDispatcher(options: DispatcherOptions): WebhookDispa
   const lanes = new Map<string, EndpointLane>();
   let inFlight = 0;
   let running = true;
+  /** Ends the loop's wait early (soon after a nudge, a freed slot, or an endpoint that can take more). */
   let wake: (() => void) | undefined;
+  let lastClaimAt = 0;
   const pendingRecords: DeliveryRecord[] = [];
   const pendingOutcomes = new Map<string, EndpointOutcome>();
   let flushing: Promise<void> | undefined;
@@ -119,8 +121,9 @@ export function startWebhookDispatcher(options: DispatcherOptions): WebhookDispa
   async function loop() {
     let idleMs = busyPollMs;
     while (running) {
-      let claimed = 0;
       const free = concurrency - inFlight;
+      let claimed = 0;
+      lastClaimAt = performance.now();
       if (free > 0) {
         try {
           claimed = await claimRound(free);
@@ -129,18 +132,21 @@ export function startWebhookDispatcher(options: DispatcherOptions): WebhookDispa
         }
       }
       if (!running) break;
-      // Work found: look again soon (at once when the claim was full and slots are free); none: back off.
+      // Work found: look again soon (at once when the claim took every free slot); none: back off.
       idleMs = claimed > 0 ? busyPollMs : Math.min(idlePollMs, idleMs * 2);
-      const delay = claimed === 0 ? idleMs : claimed >= free && inFlight < concurrency ? 0 : busyPollMs;
-      // A nudge, or a slot freed while every slot was taken, ends the wait early.
+      const delay = free > 0 && claimed >= free ? 0 : claimed > 0 || free <= 0 ? busyPollMs : idleMs;
       await new Promise<void>((resolve) => {
-        const timer = setTimeout(() => done(), delay);
+        let timer = setTimeout(() => done(), delay);
         const done = () => {
           clearTimeout(timer);
           wake = undefined;
           resolve();
         };
-        wake = done;
+        // Early, but never sooner than busyPollMs after the last claim: a stream of finishing attempts must not become a stream of claims.
+        wake = () => {
+          clearTimeout(timer);
+          timer = setTimeout(() => done(), Math.max(0, lastClaimAt + busyPollMs - performance.now()));
+        };
       });
     }
   }
@@ -174,17 +180,21 @@ export function startWebhookDispatcher(options: DispatcherOptions): WebhookDispa
   function pump(endpointId: string) {
     const l = lanes.get(endpointId);
     if (l === undefined) return;
-    while (running && l.inFlight < perEndpoint && l.queue.length > 0) {
+    while (running && inFlight < concurrency && l.inFlight < perEndpoint && l.queue.length > 0) {
       const delivery = l.queue.shift()!;
       l.inFlight++;
       inFlight++;
       const attempt = attemptOne(delivery).finally(() => {
         attempts.delete(attempt);
+        const wasFull = inFlight === concurrency;
         l.inFlight--;
         inFlight--;
         if (l.inFlight === 0 && l.queue.length === 0) lanes.delete(endpointId);
-        else pump(endpointId);
-        wake?.();
+        // This slot goes first to what this endpoint has queued, then to other endpoints waiting for a slot.
+        pump(endpointId);
+        for (const id of lanes.keys()) if (inFlight < concurrency) pump(id);
+        // The endpoint can take more, or every slot was taken: claim again.
+        if (l.queue.length === 0 || wasFull) wake?.();
       });
       attempts.add(attempt);
     }
