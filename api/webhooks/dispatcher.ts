@@ -184,18 +184,21 @@ export function startWebhookDispatcher(options: DispatcherOptions): WebhookDispa
       const delivery = l.queue.shift()!;
       l.inFlight++;
       inFlight++;
-      const attempt = attemptOne(delivery).finally(() => {
-        attempts.delete(attempt);
-        const wasFull = inFlight === concurrency;
-        l.inFlight--;
-        inFlight--;
-        if (l.inFlight === 0 && l.queue.length === 0) lanes.delete(endpointId);
-        // This slot goes first to what this endpoint has queued, then to other endpoints waiting for a slot.
-        pump(endpointId);
-        for (const id of lanes.keys()) if (inFlight < concurrency) pump(id);
-        // The endpoint can take more, or every slot was taken: claim again.
-        if (l.queue.length === 0 || wasFull) wake?.();
-      });
+      const attempt = attemptOne(delivery)
+        // Nothing in an attempt should throw; if something does, the claim lapses and the delivery is sent again.
+        .catch((error: unknown) => options.onError?.(error))
+        .finally(() => {
+          attempts.delete(attempt);
+          const wasFull = inFlight === concurrency;
+          l.inFlight--;
+          inFlight--;
+          if (l.inFlight === 0 && l.queue.length === 0) lanes.delete(endpointId);
+          // This slot goes first to what this endpoint has queued, then to other endpoints waiting for a slot.
+          pump(endpointId);
+          for (const id of lanes.keys()) if (inFlight < concurrency) pump(id);
+          // The endpoint can take more, or every slot was taken: claim again.
+          if (l.queue.length === 0 || wasFull) wake?.();
+        });
       attempts.add(attempt);
     }
   }
