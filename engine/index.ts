@@ -49,8 +49,6 @@ export type {
 // The webhook dispatcher (api/webhooks) works the outbox with fixed statements of its own.
 export { runStatement } from './store/statement.ts';
 export type { Statement } from './store/statement.ts';
-export { enqueueWebhookEvents, webhookEventId, WEBHOOK_EVENT_TYPES } from './store/webhook-outbox.ts';
-export type { WebhookEvent } from './store/webhook-outbox.ts';
 
 export { offerOf } from './queue/index.ts';
 export type { ActivatedJob, Notices } from './queue/index.ts';

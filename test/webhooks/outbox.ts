@@ -3,7 +3,8 @@
 // engine writes them, and the delivery rows read back.
 import { randomBytes } from 'node:crypto';
 import { sql } from 'drizzle-orm';
-import { enqueueWebhookEvents, webhookEventId, type Db, type WebhookEvent } from '../../engine/index.ts';
+import type { Db } from '../../engine/index.ts';
+import { enqueueWebhookEvents, webhookEventId, type WebhookEvent } from '../../engine/store/webhook-outbox.ts';
 import { rows } from '../../engine/store/db.ts';
 import { webhookEndpoints } from '../../engine/store/schema.ts';
 import { newSigningSecret, secretSealer } from '../../api/webhooks/signing-secret.ts';
