@@ -10,6 +10,7 @@
 // come later, and several dispatchers share the work, so a receiver may see
 // events in any order (their `timestamp` says when each happened). It polls
 // quickly while there is work and backs off to `idlePollMs` when there is none.
+import { setMaxListeners } from 'node:events';
 import { Agent } from 'undici';
 import type { Db } from '../../engine/index.ts';
 import {
@@ -37,9 +38,13 @@ export interface DispatcherOptions {
   allowPrivateNetworks: boolean;
   /** config.webhooks.secretKey: opens the sealed signing secrets. */
   secretKey?: string;
-  /** Requests in flight at once, over all endpoints (default 64). */
+  /** Requests in flight at once, over all endpoints (default 256). */
   concurrency?: number;
-  /** Requests in flight at once to one endpoint (default 16). */
+  /**
+   * Requests in flight at once to one endpoint (default 64): enough for one
+   * endpoint to keep up with an engine's event rate (bench:e2e --webhook);
+   * a hanging endpoint holds only these.
+   */
   perEndpoint?: number;
   /** A whole attempt's deadline (default 15 s). */
   timeoutMs?: number;
@@ -77,8 +82,8 @@ interface EndpointLane {
 
 export function startWebhookDispatcher(options: DispatcherOptions): WebhookDispatcher {
   const { db } = options;
-  const concurrency = options.concurrency ?? 64;
-  const perEndpoint = options.perEndpoint ?? 16;
+  const concurrency = options.concurrency ?? 256;
+  const perEndpoint = options.perEndpoint ?? 64;
   const timeoutMs = options.timeoutMs ?? 15_000;
   const busyPollMs = options.busyPollMs ?? 25;
   const idlePollMs = options.idlePollMs ?? 1_000;
@@ -94,6 +99,8 @@ export function startWebhookDispatcher(options: DispatcherOptions): WebhookDispa
     // No cap per origin: the lanes bound the requests, and endpoints sharing a host must not queue behind each other's hanging ones.
   });
   const stopping = new AbortController();
+  // Every attempt in flight listens for the stop.
+  setMaxListeners(0, stopping.signal);
   const lanes = new Map<string, EndpointLane>();
   let inFlight = 0;
   let running = true;
