@@ -3,7 +3,8 @@
 // closed model (maximum throughput) in turn, the order alternating by round
 // (without, with, then with, without …, --rounds rounds): one has no webhook
 // endpoint, the other an endpoint subscribed to process_instance.completed
-// on a receiver in this process (loopback; the server runs with
+// on a receiver in a process of its own (bench-e2e-webhook-receiver.ts, so
+// it takes none of the load generator's CPU; loopback, the server runs with
 // ORCA_WEBHOOK_ALLOW_PRIVATE_NETWORKS=on). The endpoint row is written
 // before the server starts, so no webhook API is needed. For each run: the
 // throughput, the deliveries received, their lag (the event's `timestamp`,
@@ -13,15 +14,17 @@
 // runs, the ratio with ÷ without (the issue's goal: ≥ 0.9), and as the LAST
 // line {"backend","webhook","without_pi_per_s","with_pi_per_s","ratio",
 // "lag_p99_ms","backlog_max","errors"}. Speed is reported, never asserted.
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
 import { newSigningSecret, secretSealer } from '../api/webhooks/signing-secret.ts';
 import { webhookEndpoints } from '../engine/store/schema.ts';
 import { runLoad, summarise, type PhasePlan, type PhaseResult, type Summary } from './bench-e2e-load.ts';
 import { startServer } from './bench-e2e-server.ts';
 import type { E2eOptions, RunContext } from './bench-e2e.ts';
 import { messageOf, servicesFromEnv } from './bench-engine-services.ts';
+
+const RECEIVER = fileURLToPath(new URL('./bench-e2e-webhook-receiver.ts', import.meta.url));
 
 /** How long a run's backlog may take to drain before the next run starts anyway. */
 const DRAIN_MS = 30_000;
@@ -63,40 +66,43 @@ export function webhookOrder(rounds: number): { round: number; side: WebhookSide
   return order;
 }
 
-/** A receiver that answers 204 at once and notes when each delivery arrived and how old its event was. */
+/** The receiver process (bench-e2e-webhook-receiver.ts). */
 export interface BenchReceiver {
   url: string;
-  deliveries: { id: string; receivedAt: number; lagMs: number }[];
+  /** The deliveries noted so far, from the `from`th on. */
+  deliveries(from?: number): Promise<{ id: string; receivedAt: number; lagMs: number }[]>;
   close(): Promise<void>;
 }
 
 export async function startBenchReceiver(): Promise<BenchReceiver> {
-  const deliveries: BenchReceiver['deliveries'] = [];
-  const server: Server = createServer((request, response) => {
-    const parts: Buffer[] = [];
-    request.on('data', (chunk: Buffer) => parts.push(chunk));
-    request.on('end', () => {
-      const receivedAt = Date.now();
-      response.writeHead(204).end();
-      deliveries.push({ id: String(request.headers['webhook-id']), receivedAt, lagMs: eventLagMs(Buffer.concat(parts).toString('utf8'), receivedAt) });
+  const child = spawn(process.execPath, ['--import', 'tsx', RECEIVER], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const killOnExit = () => child.kill('SIGKILL');
+  process.once('exit', killOnExit);
+  const port = await new Promise<number>((resolve, reject) => {
+    let text = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      text += chunk.toString('utf8');
+      const found = /listening (\d+)/.exec(text);
+      if (found) resolve(Number(found[1]));
     });
+    child.once('exit', (code) => reject(new Error(`the webhook receiver exited (code ${code}) before it listened`)));
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const base = `http://127.0.0.1:${port}`;
   return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/bench-webhooks`,
-    deliveries,
-    close: () => new Promise((resolve) => server.close(() => resolve())),
+    url: `${base}/bench-webhooks`,
+    async deliveries(from = 0) {
+      const notes = (await (await fetch(`${base}/deliveries?from=${from}`)).json()) as [string, number, number | null][];
+      // JSON has no NaN: a delivery without a timestamp comes back as null.
+      return notes.map(([id, receivedAt, lagMs]) => ({ id, receivedAt, lagMs: lagMs ?? Number.NaN }));
+    },
+    async close() {
+      process.removeListener('exit', killOnExit);
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGTERM');
+      await exited;
+    },
   };
-}
-
-/** Receipt − the event's `timestamp` (ms); NaN for a body without one. */
-export function eventLagMs(body: string, receivedAt: number): number {
-  try {
-    const timestamp = (JSON.parse(body) as { timestamp?: unknown }).timestamp;
-    return typeof timestamp === 'string' ? receivedAt - Date.parse(timestamp) : Number.NaN;
-  } catch {
-    return Number.NaN;
-  }
 }
 
 export async function runWebhookComparison(options: E2eOptions, context: RunContext = {}): Promise<WebhookComparison> {
@@ -132,7 +138,7 @@ export async function runWebhookComparison(options: E2eOptions, context: RunCont
   try {
     for (const { round, side } of webhookOrder(rounds)) {
       const apiKey = side === 'with' ? subscribed!.apiKey : server.apiKey;
-      const from = receiver.deliveries.length;
+      const from = (await receiver.deliveries()).length;
       const load = await runLoad(server.baseUrl, apiKey, options.load, plans, context.signal);
       const backlogAtEnd = await pendingDeliveries(server.baseUrl);
       const drainStarted = performance.now();
@@ -145,7 +151,7 @@ export async function runWebhookComparison(options: E2eOptions, context: RunCont
         }
         await new Promise((resolve) => setTimeout(resolve, 200));
       }
-      const got = receiver.deliveries.slice(from);
+      const got = await receiver.deliveries(from);
       const ids = new Set(got.map((d) => d.id));
       runs.push({
         round,
@@ -203,7 +209,7 @@ export function formatWebhookComparison(result: WebhookComparison): string {
     '',
     `Closed model, ${options.load.concurrency} starters for ${options.seconds} s per run (warm-up ${options.warmupSeconds} s), ${options.load.workers} workers, ` +
       `${options.partitions} partitions, ${options.backend}; one server for all runs, the order alternating by round. "with": the account has an endpoint ` +
-      'subscribed to process_instance.completed on a loopback receiver in the load generator; lag: the event timestamp → receipt.',
+      'subscribed to process_instance.completed on a loopback receiver in a process of its own; lag: the event timestamp → receipt.',
     `Mean instances/s: without ${mean.without.toFixed(1)}, with ${mean.with.toFixed(1)}; with ÷ without = ${ratio.toFixed(3)} (goal ≥ 0.9).` +
       (received === 0 ? ' No delivery arrived: this server writes no process_instance.completed events.' : ''),
     '',
