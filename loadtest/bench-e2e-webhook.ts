@@ -142,15 +142,12 @@ export async function runWebhookComparison(options: E2eOptions, context: RunCont
       const load = await runLoad(server.baseUrl, apiKey, options.load, plans, context.signal);
       const backlogAtEnd = await pendingDeliveries(server.baseUrl);
       const drainStarted = performance.now();
-      let drainMs = 0;
-      for (let backlog = backlogAtEnd; backlog > 0; backlog = await pendingDeliveries(server.baseUrl)) {
-        drainMs = performance.now() - drainStarted;
-        if (drainMs > DRAIN_MS) {
-          drainMs = Number.NaN;
-          break;
-        }
+      let backlog = backlogAtEnd;
+      while (backlog > 0 && performance.now() - drainStarted <= DRAIN_MS) {
         await new Promise((resolve) => setTimeout(resolve, 200));
+        backlog = await pendingDeliveries(server.baseUrl);
       }
+      const drainMs = backlog > 0 ? Number.NaN : performance.now() - drainStarted;
       const got = await receiver.deliveries(from);
       const ids = new Set(got.map((d) => d.id));
       runs.push({
