@@ -21,6 +21,8 @@ import { OrcaMetrics } from './metrics/orca-metrics.ts';
 import { createPlatformApps, type PlatformApps } from './platform/index.ts';
 import { buildServer, type ServerOptions } from './server.ts';
 import { createWebhookEndpoints } from './webhooks/endpoints.ts';
+import type { DispatcherOptions, WebhookDispatcher } from './webhooks/dispatcher.ts';
+import { serviceDispatcher } from './webhooks/service.ts';
 
 /**
  * What wires the service without being configuration (that is AppConfig,
@@ -48,6 +50,8 @@ export interface AppOptions {
    * traces requests and the engine; absent, nothing is traced.
    */
   tracer?: Tracer;
+  /** Test hooks of the webhook dispatcher (clock, retry schedule, name resolution). */
+  webhooks?: Partial<DispatcherOptions>;
 }
 
 export interface App {
@@ -63,6 +67,8 @@ export interface App {
   mailer: Mailer;
   /** The service's metrics; undefined when they are off. */
   metrics: OrcaMetrics | undefined;
+  /** The webhook dispatcher of this process (api/webhooks/service.ts); undefined where none runs. */
+  webhookDispatcher: WebhookDispatcher | undefined;
   /** The server's base URL; empty until listen() resolves. */
   readonly url: string;
   /** Starts listening; resolves to the base URL. */
@@ -150,6 +156,7 @@ export async function createApp(config: AppConfig, options: AppOptions = {}): Pr
       rateLimit: options.server?.rateLimit ?? { ...config.rateLimit, redisUrl: config.engine.redisUrl, prefix: config.engine.redisPrefix },
     });
     logTo.server = app;
+    const webhookDispatcher = serviceDispatcher(config, engine, metrics, (error) => app.log.warn({ err: error }, 'webhook dispatcher'), options.webhooks);
 
     let url = '';
     let closing: Promise<void> | undefined;
@@ -164,6 +171,7 @@ export async function createApp(config: AppConfig, options: AppOptions = {}): Pr
       ctx,
       mailer,
       metrics,
+      webhookDispatcher,
       get url() {
         return url;
       },
@@ -180,6 +188,7 @@ export async function createApp(config: AppConfig, options: AppOptions = {}): Pr
           try {
             await app.close();
           } finally {
+            await webhookDispatcher?.stop();
             await agents.close();
             await signIn.close();
             platformApps.close();

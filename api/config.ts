@@ -10,6 +10,9 @@
 import { z } from 'zod';
 import { blankAsUnset, configProblems, engineConfigSchema, mergeOverrides, type ConfigOverrides } from '../engine/index.ts';
 
+/** A switch as the environment writes it (on/off, true/false) or a boolean. */
+const onOff = z.union([z.boolean(), z.enum(['on', 'off', 'true', 'false']).transform((v) => v === 'on' || v === 'true')]);
+
 export const appConfigSchema = z.object({
   http: z
     .object({
@@ -142,6 +145,8 @@ export const appConfigSchema = z.object({
         blankAsUnset,
         z.union([z.boolean(), z.enum(['true', 'false', 'on', 'off']).transform((v) => v === 'true' || v === 'on')]).default(false),
       ),
+      /** The dispatcher runs on every process leading partitions (roles all and engine); off: this process sends none. */
+      dispatcher: z.preprocess(blankAsUnset, onOff.default(true)),
     })
     .prefault({}),
   engine: engineConfigSchema.prefault({}),

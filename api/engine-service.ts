@@ -13,6 +13,8 @@ import { clientErrorHandler, registerErrorHandling } from './plugins/errors.ts';
 import { registerMetrics } from './plugins/metrics.ts';
 import { registerProbes } from './routes/health.ts';
 import { traceLogFields } from './tracing/log-fields.ts';
+import type { DispatcherOptions, WebhookDispatcher } from './webhooks/dispatcher.ts';
+import { serviceDispatcher } from './webhooks/service.ts';
 
 /** What wires the engine service without being configuration: hooks for tests. */
 export interface EngineServiceOptions {
@@ -21,11 +23,15 @@ export interface EngineServiceOptions {
   engine?: EngineOptions;
   /** Tracing on: the leaders trace their batches (probes and scrapes are not traced). */
   tracer?: Tracer;
+  /** Test hooks of the webhook dispatcher (clock, retry schedule, name resolution). */
+  webhooks?: Partial<DispatcherOptions>;
 }
 
 export interface EngineService {
   engine: Engine;
   metrics: OrcaMetrics | undefined;
+  /** The webhook dispatcher of this shard; undefined with ORCA_WEBHOOK_DISPATCHER=off. */
+  webhookDispatcher: WebhookDispatcher | undefined;
   /** Starts listening; resolves to the base URL. */
   listen(): Promise<string>;
   /** Stops the listener, then the engine (its leases are released for another shard). Idempotent. */
@@ -56,10 +62,18 @@ export async function createEngineService(config: AppConfig, options: EngineServ
     await engine.close();
     throw error;
   }
+  const webhookDispatcher = serviceDispatcher(
+    { ...config, engine: { ...config.engine, role: 'engine' } },
+    engine,
+    metrics,
+    (error) => app.log.warn({ err: error }, 'webhook dispatcher'),
+    options.webhooks,
+  );
   let closing: Promise<void> | undefined;
   return {
     engine,
     metrics,
+    webhookDispatcher,
     async listen() {
       const address = new URL(await app.listen({ port, host }));
       if (host === '0.0.0.0' || host === '::') address.hostname = 'localhost';
@@ -70,6 +84,7 @@ export async function createEngineService(config: AppConfig, options: EngineServ
         try {
           await app.close();
         } finally {
+          await webhookDispatcher?.stop();
           await engine.close();
         }
       })();

@@ -46,6 +46,7 @@ describe('loadConfig', () => {
       ORCA_MCP_ALLOWED_ORIGINS: 'https://app.example.com, http://localhost:5173',
       ORCA_WEBHOOK_SECRET_KEY: 'AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=',
       ORCA_WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
+      ORCA_WEBHOOK_DISPATCHER: 'off',
       ORCA_URL: 'http://orca-api.orca:8080',
       ORCA_OPERATOR_WATCH_NAMESPACE: 'models',
       ORCA_OPERATOR_LEASE_NAMESPACE: 'orca',
@@ -62,7 +63,7 @@ describe('loadConfig', () => {
         accounts: { sessionTtlSeconds: 3_600 },
         credits: { enabled: false, lowThreshold: 25, adminToken: 'operator-token-0123456789' },
         mcp: { allowedOrigins: ['https://app.example.com', 'http://localhost:5173'] },
-        webhooks: { secretKey: 'AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=', allowPrivateNetworks: true },
+        webhooks: { secretKey: 'AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=', allowPrivateNetworks: true, dispatcher: false },
         operator: { orcaUrl: 'http://orca-api.orca:8080', watchNamespace: 'models', leaseNamespace: 'orca', identity: 'orca-operator-7d9f', resyncSeconds: 60 },
         engine: {
           databaseUrl: 'postgres://db/orca',

@@ -33,6 +33,7 @@ export const ENVIRONMENT = {
   ORCA_MCP_ALLOWED_ORIGINS: ['mcp', 'allowedOrigins'],
   ORCA_WEBHOOK_SECRET_KEY: ['webhooks', 'secretKey'],
   ORCA_WEBHOOK_ALLOW_PRIVATE_NETWORKS: ['webhooks', 'allowPrivateNetworks'],
+  ORCA_WEBHOOK_DISPATCHER: ['webhooks', 'dispatcher'],
   ORCA_URL: ['operator', 'orcaUrl'],
   ORCA_OPERATOR_WATCH_NAMESPACE: ['operator', 'watchNamespace'],
   ORCA_OPERATOR_LEASE_NAMESPACE: ['operator', 'leaseNamespace'],

@@ -54,6 +54,10 @@ export type {
   WebhookEventType,
 } from './store/index.ts';
 
+// The webhook dispatcher (api/webhooks) works the outbox with fixed statements of its own.
+export { runStatement } from './store/statement.ts';
+export type { Statement } from './store/statement.ts';
+
 export { offerOf } from './queue/index.ts';
 export type { ActivatedJob, Notices } from './queue/index.ts';
 // The rate limiter keeps its buckets beside the queues' keys, under the same prefix and hash tags.

@@ -43,6 +43,12 @@ export interface ServerOptions {
   scratch?: Scratch;
   /** Environment for the child on top of the benchmark's (the fuzzer sets SMTP_URL and the rate limit). */
   env?: NodeJS.ProcessEnv;
+  /**
+   * Rows the run needs before the server starts, written on its store beside
+   * the benchmark's account: `account` makes another (bench:e2e --webhook
+   * gives one a webhook endpoint).
+   */
+  setup?: (database: Database, account: () => Promise<{ account: string; apiKey: string }>) => Promise<void>;
 }
 
 export interface ServerExit {
@@ -100,6 +106,7 @@ export async function startServer(options: ServerOptions): Promise<OrcaServer> {
     let credentials: { account: string; apiKey: string };
     try {
       credentials = await createBenchAccount(database);
+      await options.setup?.(database, () => createBenchAccount(database));
     } finally {
       // PGlite allows one process per directory: the child opens it next.
       await database.close();

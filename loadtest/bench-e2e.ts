@@ -14,6 +14,10 @@
 // hand-written loop; --compare-workers runs the closed model with each in
 // turn (loop, library, library, loop … for --rounds rounds) against one
 // server and prints the throughput ratio (bench-e2e-compare.ts);
+// --webhook runs the closed model for two accounts in turn, one with a
+// webhook endpoint subscribed to process_instance.completed on a loopback
+// receiver, and prints the throughput ratio, the delivery lag and backlog
+// (bench-e2e-webhook.ts).
 // --loop-keys has the loop send an Idempotency-Key on each completion as the
 // library does, which separates the library's own cost from the key's.
 // --telemetry=off|on runs the server with ORCA_METRICS so; --telemetry=metrics
@@ -31,6 +35,7 @@ import { formatComparison, runWorkerComparison } from './bench-e2e-compare.ts';
 import { startFlushProbe, type FlushFigures } from './bench-e2e-flush-probe.ts';
 import { startServer, type Backend, type ServerExit } from './bench-e2e-server.ts';
 import { compareTelemetry, TRACE_SAMPLING } from './bench-e2e-telemetry.ts';
+import { formatWebhookComparison, runWebhookComparison } from './bench-e2e-webhook.ts';
 import { describeUrl, messageOf, ServicesUnavailable, servicesFromEnv, type Scratch, type Services } from './bench-engine-services.ts';
 
 export interface E2eOptions {
@@ -43,6 +48,8 @@ export interface E2eOptions {
   cpuProfDir?: string;
   /** Rounds of the loop-against-library comparison; absent: a normal run. */
   compareRounds?: number;
+  /** Compare runs without and with a webhook endpoint subscribed (bench-e2e-webhook.ts), `rounds` rounds. */
+  webhook?: boolean;
   /**
    * off / on: ORCA_METRICS for the server (no traces); traced: metrics off,
    * traces exported to `otlpUrl` at 10 % sampling; metrics / traces: compare
@@ -83,7 +90,7 @@ export interface E2eResultLine {
 // 1000 starts in flight at most in the open model (each on its own connection), 8 partitions.
 const USAGE =
   'Usage: bench-e2e [--backend=embedded|pg-redis] [--seconds=N] [--rate=N] [--concurrency=N] [--workers=N] [--warmup=N] ' +
-  '[--max-jobs=N] [--long-poll-ms=N] [--max-in-flight=N] [--partitions=N] [--cpu-prof=DIR] [--workers=loop|library] [--compare-workers] [--loop-keys] [--telemetry=off|on|metrics|traces] [--rounds=N]';
+  '[--max-jobs=N] [--long-poll-ms=N] [--max-in-flight=N] [--partitions=N] [--cpu-prof=DIR] [--workers=loop|library] [--compare-workers] [--loop-keys] [--telemetry=off|on|metrics|traces] [--webhook] [--rounds=N]';
 
 export function parseArgs(argv: string[]): E2eOptions {
   let backend: Backend = 'embedded';
@@ -92,6 +99,7 @@ export function parseArgs(argv: string[]): E2eOptions {
   let partitions = 8;
   let cpuProfDir: string | undefined;
   let compare = false;
+  let webhook = false;
   let telemetry: Telemetry | undefined;
   let rounds: number | undefined;
   // The closed model's 256 starters saturate the server (the maximum); fewer measure its latency instead.
@@ -108,6 +116,7 @@ export function parseArgs(argv: string[]): E2eOptions {
     else if (flag === '--workers' && whole(value, 1_000)) load.workers = value;
     else if ((flag === '--workers' || flag === '--worker-kind') && (text === 'loop' || text === 'library')) load.workerKind = text;
     else if (flag === '--compare-workers' && text === undefined) compare = true;
+    else if (flag === '--webhook' && text === undefined) webhook = true;
     else if (flag === '--loop-keys' && text === undefined) load.loopKeys = true;
     else if (flag === '--rounds' && whole(value, 100)) rounds = value;
     else if (flag === '--max-jobs' && whole(value, 1_000)) load.maxJobs = value;
@@ -128,6 +137,7 @@ export function parseArgs(argv: string[]): E2eOptions {
     telemetry,
     rounds,
     ...(compare ? { compareRounds: rounds ?? 2 } : {}),
+    ...(webhook ? { webhook } : {}),
   };
 }
 
@@ -289,6 +299,7 @@ async function main(): Promise<void> {
   for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.once(signal, () => controller.abort());
   const context = { signal: controller.signal };
   if (options.compareRounds !== undefined) console.log(formatComparison(await runWorkerComparison(options, context)));
+  else if (options.webhook) console.log(formatWebhookComparison(await runWebhookComparison(options, context)));
   else if (options.telemetry === 'metrics' || options.telemetry === 'traces')
     console.log(await compareTelemetry(options, async (run) => resultLine(await runE2eBenchmark(run, context))));
   else console.log(formatE2eReport(await runE2eBenchmark(options, context)));

@@ -10,6 +10,7 @@
 import { createRequire } from 'node:module';
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { JOB_KINDS, type Engine, type EngineGauges, type RejectReason } from '../../engine/index.ts';
+import { pendingDeliveries } from '../webhooks/delivery-statements.ts';
 import { processRegistry } from './process-metrics.ts';
 
 const REJECT_REASONS: readonly RejectReason[] = ['not_found', 'invalid_state', 'invalid_argument', 'backpressure', 'timeout'];
@@ -41,6 +42,7 @@ export class OrcaMetrics {
   readonly httpDuration: Histogram<'route' | 'method' | 'status_class'>;
   readonly creditsCharged: Counter;
   readonly creditsRefunded: Counter;
+  readonly webhookDeliveries: Counter<'outcome'>;
   private engine: Engine | undefined;
   private reading: Promise<EngineGauges | undefined> | undefined;
 
@@ -104,6 +106,26 @@ export class OrcaMetrics {
     });
     this.creditsCharged = new Counter({ name: 'orca_credits_charged_total', help: 'Credits taken from accounts.', registers });
     this.creditsRefunded = new Counter({ name: 'orca_credits_refunded_total', help: 'Credits given back (a charged action that failed).', registers });
+    this.webhookDeliveries = new Counter({
+      name: 'orca_webhook_deliveries_total',
+      help: 'Webhook delivery attempts by outcome (delivered; retrying: failed, tried again later; failed: given up or endpoint disabled).',
+      labelNames: ['outcome'],
+      registers,
+    });
+    for (const outcome of ['delivered', 'retrying', 'failed']) this.webhookDeliveries.inc({ outcome }, 0);
+    const engineOf = () => this.engine;
+    // The database did not answer in time: the last figure stands rather than a false zero.
+    let lastBacklog = 0;
+    new Gauge({
+      name: 'orca_webhook_deliveries_pending',
+      help: 'Webhook deliveries waiting to be sent or tried again (the whole installation: the outbox is shared).',
+      registers,
+      async collect() {
+        const engine = engineOf();
+        if (engine !== undefined) lastBacklog = (await pendingDeliveries(engine.store.db, GAUGE_TIMEOUT_MS)) ?? lastBacklog;
+        this.set(lastBacklog);
+      },
+    });
     new Gauge({ name: 'orca_build_info', help: 'Always 1; the version of Orca that serves.', labelNames: ['version'], registers }).set(
       { version: options.version ?? packageVersion() },
       1,

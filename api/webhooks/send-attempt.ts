@@ -1,0 +1,107 @@
+// One delivery attempt over HTTP: POST the signed body, and tell what came
+// of it. The whole attempt has a deadline (15 s by default) whatever the
+// receiver does; redirects are never followed (a 3xx is a failure, so no
+// redirect can lead a delivery to an address the guard would refuse); of
+// the answer only a short prefix is read, for the log, and the rest is
+// dropped with the connection, so a huge answer never lands in memory.
+// Connections go through guarded-connector.ts (the SSRF guard).
+import type { Dispatcher } from 'undici';
+import { retryAfterMs } from './retry-schedule.ts';
+
+/** The longest part of an answer that is kept (in a failed attempt's error). */
+export const ANSWER_PREFIX_BYTES = 1024;
+
+export interface AttemptOutcome {
+  at: Date;
+  durationMs: number;
+  statusCode?: number;
+  /** Why it failed; absent when it succeeded (2xx). */
+  error?: string;
+  /** The receiver's Retry-After, in ms. */
+  retryAfterMs?: number;
+}
+
+export interface AttemptRequest {
+  url: string;
+  headers: Record<string, string>;
+  body: string;
+}
+
+/** What came of posting `request`; undefined when `options.signal` (the dispatcher stopping) cut it short: nothing to record. */
+export async function sendAttempt(
+  dispatcher: Dispatcher,
+  request: AttemptRequest,
+  options: { timeoutMs: number; now: () => Date; signal?: AbortSignal },
+): Promise<AttemptOutcome | undefined> {
+  const at = options.now();
+  const started = performance.now();
+  // One controller and timer per attempt (cheaper than AbortSignal.timeout and AbortSignal.any at thousands per second).
+  const controller = new AbortController();
+  let late = false;
+  const timer = setTimeout(() => {
+    late = true;
+    controller.abort();
+  }, options.timeoutMs);
+  const stop = () => controller.abort();
+  options.signal?.addEventListener('abort', stop, { once: true });
+  const signal = controller.signal;
+  const done = (fields: Omit<AttemptOutcome, 'at' | 'durationMs'>): AttemptOutcome => ({
+    at,
+    durationMs: Math.round(performance.now() - started),
+    ...fields,
+  });
+  try {
+    const url = new URL(request.url);
+    const answer = await dispatcher.request({
+      origin: url.origin,
+      path: `${url.pathname}${url.search}`,
+      method: 'POST',
+      headers: request.headers,
+      body: request.body,
+      signal,
+    });
+    const prefix = await readPrefix(answer.body, ANSWER_PREFIX_BYTES);
+    const statusCode = answer.statusCode;
+    if (statusCode >= 200 && statusCode < 300) return done({ statusCode });
+    const retryAfter = retryAfterMs(answer.headers['retry-after'], options.now());
+    const error =
+      statusCode >= 300 && statusCode < 400
+        ? `redirect not followed (${statusCode}${answer.headers.location ? ` to ${String(answer.headers.location)}` : ''})`
+        : `answered ${statusCode}${prefix === '' ? '' : `: ${prefix}`}`;
+    return done({ statusCode, error, ...(retryAfter !== undefined ? { retryAfterMs: retryAfter } : {}) });
+  } catch (error) {
+    if (options.signal?.aborted) return undefined;
+    if (late) return done({ error: `no complete answer within ${options.timeoutMs / 1000} s` });
+    return done({ error: describe(error) });
+  } finally {
+    clearTimeout(timer);
+    options.signal?.removeEventListener('abort', stop);
+  }
+}
+
+/** The first `limit` bytes of a body as text (what arrived, if it breaks off); the rest is not read (the body is destroyed, closing its connection). */
+async function readPrefix(body: Dispatcher.ResponseData['body'], limit: number): Promise<string> {
+  const parts: Buffer[] = [];
+  let length = 0;
+  try {
+    // Leaving the loop early destroys the body: the rest is dropped with its connection, never buffered.
+    for await (const chunk of body as AsyncIterable<Buffer>) {
+      parts.push(chunk);
+      length += chunk.length;
+      if (length >= limit) break;
+    }
+  } catch {
+    // The status line decided the outcome; a broken rest of the answer changes nothing.
+  }
+  return Buffer.concat(parts).subarray(0, limit).toString('utf8');
+}
+
+/** A short reason for a failed request: the error's message and, for a socket error, its code. */
+function describe(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  const code = (error as { code?: string }).code;
+  const cause = error.cause instanceof Error ? `: ${error.cause.message}` : '';
+  if (code === 'ORCA_WEBHOOK_FORBIDDEN_ADDRESS') return error.message;
+  if (code === 'UND_ERR_SOCKET') return `connection closed by the receiver (${error.message}${cause})`;
+  return `${error.message}${cause}${code && !error.message.includes(code) ? ` (${code})` : ''}`;
+}

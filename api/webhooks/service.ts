@@ -1,0 +1,28 @@
+// Where the service starts its webhook dispatcher: on every process that
+// runs partition leaders (roles `all` and `engine`; `api` processes send
+// nothing), unless ORCA_WEBHOOK_DISPATCHER=off, with the configuration's
+// webhook settings and the service's metrics. The dispatchers of all pods
+// share the outbox through their claims.
+import type { Engine } from '../../engine/index.ts';
+import type { AppConfig } from '../config.ts';
+import type { OrcaMetrics } from '../metrics/orca-metrics.ts';
+import { startWebhookDispatcher, type DispatcherOptions, type WebhookDispatcher } from './dispatcher.ts';
+
+/** The dispatcher for this process, or undefined where none runs. `options` are test hooks (clock, schedule, name resolution). */
+export function serviceDispatcher(
+  config: AppConfig,
+  engine: Engine,
+  metrics: OrcaMetrics | undefined,
+  log: (error: unknown) => void,
+  options: Partial<DispatcherOptions> = {},
+): WebhookDispatcher | undefined {
+  if (!config.webhooks.dispatcher || config.engine.role === 'api') return undefined;
+  return startWebhookDispatcher({
+    db: engine.store.db,
+    allowPrivateNetworks: config.webhooks.allowPrivateNetworks,
+    secretKey: config.webhooks.secretKey,
+    onOutcome: metrics && ((outcome) => metrics.webhookDeliveries.inc({ outcome })),
+    onError: log,
+    ...options,
+  });
+}

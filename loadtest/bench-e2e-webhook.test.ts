@@ -1,0 +1,54 @@
+// bench:e2e --webhook checking itself without a benchmark run: its receiver
+// process gets real deliveries from the dispatcher and computes each one's lag from
+// the event's timestamp; the runs alternate sides by round; the flag parses.
+import { afterAll, describe, expect, it } from 'vitest';
+import { startWebhookDispatcher } from '../api/webhooks/dispatcher.ts';
+import { createTestDatabase } from '../engine/store/testing/database.ts';
+import { addEndpoint, enqueueCompleted } from '../test/webhooks/outbox.ts';
+import { parseArgs } from './bench-e2e.ts';
+import { startBenchReceiver, webhookOrder } from './bench-e2e-webhook.ts';
+import { eventLagMs } from './bench-e2e-webhook-receiver.ts';
+
+const testDb = createTestDatabase();
+afterAll(() => testDb.cleanup());
+
+describe('bench:e2e --webhook', () => {
+  it("its receiver takes the dispatcher's deliveries and measures each one's lag from the event timestamp", async () => {
+    const { db } = await testDb.open();
+    const receiver = await startBenchReceiver();
+    const endpoint = await addEndpoint(db, receiver.url);
+    const written = Date.now();
+    const ids = await enqueueCompleted(db, endpoint.account, 20);
+    const dispatcher = startWebhookDispatcher({ db, allowPrivateNetworks: true, idlePollMs: 20 });
+    try {
+      let got = await receiver.deliveries();
+      for (let i = 0; i < 400 && got.length < ids.length; i++) {
+        await new Promise((resolve) => setTimeout(resolve, 25));
+        got = await receiver.deliveries();
+      }
+      expect(got.map((d) => d.id).sort()).toEqual([...ids].sort());
+      expect((await receiver.deliveries(15)).map((d) => d.id)).toEqual(got.slice(15).map((d) => d.id));
+      for (const { receivedAt, lagMs } of got) {
+        expect(lagMs).toBeGreaterThanOrEqual(0);
+        // The events were stamped between `written` and their enqueueing: the lag cannot exceed the time since.
+        expect(lagMs).toBeLessThanOrEqual(receivedAt - written + 1);
+      }
+    } finally {
+      await dispatcher.stop();
+      await receiver.close();
+    }
+  });
+
+  it('computes the lag from the timestamp, and none without one', () => {
+    expect(eventLagMs(JSON.stringify({ type: 't', timestamp: '2026-11-24T12:00:00.000Z', data: {} }), Date.parse('2026-11-24T12:00:00.250Z'))).toBe(250);
+    expect(eventLagMs('{}', 0)).toBeNaN();
+    expect(eventLagMs('not json', 0)).toBeNaN();
+  });
+
+  it('alternates the sides by round, and parses the flag', () => {
+    expect(webhookOrder(2).map((r) => `${r.round}:${r.side}`)).toEqual(['1:without', '1:with', '2:with', '2:without']);
+    expect(parseArgs(['--webhook', '--rounds=3'])).toMatchObject({ webhook: true, rounds: 3 });
+    expect(parseArgs([]).webhook).toBeUndefined();
+    expect(() => parseArgs(['--webhook=yes'])).toThrow(/malformed/);
+  });
+});
