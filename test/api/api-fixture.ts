@@ -87,7 +87,8 @@ export interface ApiFixture {
 export interface ApiFixtureOptions extends AppOptions {
   /**
    * Over the fixture's configuration: its own Postgres schema, Redis prefix
-   * and PGlite directory, 4 partitions, a 1 s lease, a free port on 127.0.0.1.
+   * and PGlite directory, 4 partitions, a 1 s lease, a free port on 127.0.0.1,
+   * no webhook dispatcher.
    */
   config?: ConfigOverrides<AppConfig>;
   /**
@@ -108,7 +109,12 @@ export async function apiFixture(options: ApiFixtureOptions = {}): Promise<ApiFi
   if (dataDir) await seedPgliteDataDir(dataDir);
   const printed: EchoedMail[] = [];
   const config = appConfig(
-    { http: { port: 0, host: '127.0.0.1' }, engine: { databaseUrl, redisUrl, schema, redisPrefix, dataDir, partitions: 4, leaseMs: 1_000 } },
+    // No webhook dispatcher unless a test asks for one: endpoints in tests name public addresses that must never be reached.
+    {
+      http: { port: 0, host: '127.0.0.1' },
+      engine: { databaseUrl, redisUrl, schema, redisPrefix, dataDir, partitions: 4, leaseMs: 1_000 },
+      webhooks: { dispatcher: false },
+    },
     overrides,
     split ? { engine: { role: 'api' } } : undefined,
   );

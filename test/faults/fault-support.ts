@@ -262,7 +262,8 @@ export class ShardProcess {
   constructor(env: Record<string, string>, partitions: number) {
     this.child = spawn(process.execPath, [bin, 'start', '--role', 'engine', '--partitions', String(partitions)], {
       // The shard's probes and metrics listen on a free port: shards of one test must not share one.
-      env: { ...process.env, PORT: '0', ...env },
+      // No webhook deliveries: endpoints in tests name addresses that must never be reached.
+      env: { ...process.env, PORT: '0', ORCA_WEBHOOK_DISPATCHER: 'off', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     live.add(this.child);

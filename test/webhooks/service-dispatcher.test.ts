@@ -17,7 +17,7 @@ let receiver: Receiver;
 let secrets: string[] = [];
 
 beforeAll(async () => {
-  api = await apiFixture({ config: { webhooks: { allowPrivateNetworks: true } } });
+  api = await apiFixture({ config: { webhooks: { allowPrivateNetworks: true, dispatcher: true } } });
   receiver = await startReceiver(() => secrets);
 });
 afterAll(async () => {
