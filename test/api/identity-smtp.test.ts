@@ -9,6 +9,7 @@ import { SMTPServer } from 'smtp-server';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { rows } from '../../engine/store/index.ts';
 import { apiFixture, type ApiFixture } from './api-fixture.ts';
+import { parseMessage } from './smtp-peer.ts';
 
 const KEY = /orca_[A-Za-z0-9_-]{43}/;
 const LINK = /(http:\/\/\S+\/api\/signup\/confirm\?token=(orcas_[A-Za-z0-9_-]{43}))/;
@@ -18,21 +19,6 @@ interface Received {
   to: string[];
   subject: string;
   text: string;
-}
-
-/** Decodes the single-part text/plain messages nodemailer sends (7bit or quoted-printable). */
-function parseMessage(raw: string): { subject: string; text: string } {
-  const split = raw.indexOf('\r\n\r\n');
-  const head = raw.slice(0, split).replace(/\r\n[ \t]+/g, ' ');
-  const body = raw.slice(split + 4);
-  const header = (name: string) => new RegExp(`^${name}:\\s*(.*)$`, 'im').exec(head)?.[1].trim() ?? '';
-  const text = /quoted-printable/i.test(header('Content-Transfer-Encoding'))
-    ? Buffer.from(
-        body.replace(/=\r\n/g, '').replace(/=([0-9A-F]{2})/gi, (_, hex: string) => String.fromCharCode(parseInt(hex, 16))),
-        'latin1',
-      ).toString('utf8')
-    : body;
-  return { subject: header('Subject'), text: text.replace(/\r\n/g, '\n') };
 }
 
 const inbox: Received[] = [];

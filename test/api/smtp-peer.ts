@@ -12,7 +12,7 @@ export interface ReceivedMail {
 }
 
 /** Decodes the single-part text/plain messages nodemailer sends (7bit or quoted-printable). */
-function parseMessage(raw: string): { subject: string; text: string } {
+export function parseMessage(raw: string): { subject: string; text: string } {
   const split = raw.indexOf('\r\n\r\n');
   const head = raw.slice(0, split).replace(/\r\n[ \t]+/g, ' ');
   const body = raw.slice(split + 4);

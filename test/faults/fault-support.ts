@@ -6,6 +6,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { describe, expect } from 'vitest';
+import type { EngineConfig } from '../../engine/config.ts';
 import { EngineError, type Engine } from '../../engine/partition/index.ts';
 import { end, flow, processXml, service, start } from '../../engine/runtime/testing.ts';
 
@@ -325,6 +326,46 @@ export class ShardProcess {
  * Postgres, failing early if the load reported a failure; then stops the
  * load and asserts it ended without one.
  */
+/** A shard process on `config`'s store and queues with a lease of `leaseMs`, added to `shards` (which the suite stops afterwards). */
+export function spawnShard(config: EngineConfig, leaseMs: number, partitions: number, shards: ShardProcess[]): ShardProcess {
+  const shard = new ShardProcess(
+    {
+      DATABASE_URL: config.databaseUrl!,
+      REDIS_URL: config.redisUrl!,
+      ORCA_DB_SCHEMA: config.schema,
+      ORCA_REDIS_PREFIX: config.redisPrefix,
+      ORCA_LEASE_MS: String(leaseMs),
+    },
+    partitions,
+  );
+  shards.push(shard);
+  return shard;
+}
+
+/** A probe for waitFor: true once `shard` holds an unexpired lease on each of the `partitions`, as `engine` reads the leases. */
+export function leadsAll(engine: Engine, shard: ShardProcess, partitions: number) {
+  return async () => {
+    const leases = (await engine.store.leases.listLeases()).filter((l) => l.partition >= 0);
+    return leases.length === partitions && leases.every((l) => shard.owns(l.leader) && !l.expired) ? true : undefined;
+  };
+}
+
+/** Flushes Redis (`flush`) once `load` has had each of `afters` starts acknowledged (and a quarter of them completed). */
+export async function flushWhileLoaded(load: Load, afters: number[], flush: () => Promise<unknown>): Promise<void> {
+  for (const after of afters) {
+    await waitFor(
+      () => {
+        if (load.failure() !== undefined) throw load.failure();
+        return load.started.size >= after && load.completed.size >= after / 4 ? true : undefined;
+      },
+      `${after} starts to be acknowledged`,
+      30_000,
+      5,
+    );
+    await flush();
+  }
+}
+
 export async function untilAllCompleted(load: Load, schema: string, account: string, count: number): Promise<void> {
   await waitFor(
     async () => {

@@ -10,7 +10,18 @@
 import { afterAll, beforeAll, expect, it, onTestFailed, onTestFinished } from 'vitest';
 import type { Engine } from '../../engine/partition/index.ts';
 import { engineFixture, type EngineFixture } from '../engine/engine-fixture.ts';
-import { faultSuite, Load, ONE_TASK, ShardProcess, storedResults, storedTruth, untilAllCompleted, waitFor } from './fault-support.ts';
+import {
+  faultSuite,
+  leadsAll,
+  Load,
+  ONE_TASK,
+  spawnShard,
+  type ShardProcess,
+  storedResults,
+  storedTruth,
+  untilAllCompleted,
+  waitFor,
+} from './fault-support.ts';
 
 const ACCOUNT = 'acct-kill';
 const PARTITIONS = 2;
@@ -33,28 +44,6 @@ faultSuite('fault: the partition leader is killed mid-batch', () => {
     await fixture?.cleanup();
   }, 60_000);
 
-  function spawnShard(): ShardProcess {
-    const shard = new ShardProcess(
-      {
-        DATABASE_URL: fixture.config.databaseUrl!,
-        REDIS_URL: fixture.config.redisUrl!,
-        ORCA_DB_SCHEMA: fixture.config.schema!,
-        ORCA_REDIS_PREFIX: fixture.config.redisPrefix!,
-        ORCA_LEASE_MS: String(LEASE_MS),
-      },
-      PARTITIONS,
-    );
-    shards.push(shard);
-    return shard;
-  }
-
-  function leadsAll(shard: ShardProcess) {
-    return async () => {
-      const leases = (await api.store.leases.listLeases()).filter((l) => l.partition >= 0);
-      return leases.length === PARTITIONS && leases.every((l) => shard.owns(l.leader) && !l.expired) ? true : undefined;
-    };
-  }
-
   function flowing(load: Load, started: number) {
     return () => {
       if (load.failure() !== undefined) throw load.failure();
@@ -66,11 +55,11 @@ faultSuite('fault: the partition leader is killed mid-batch', () => {
     onTestFailed(() => {
       for (const shard of shards) process.stderr.write(`--- shard ${shard.pid} output ---\n${shard.output}\n`);
     });
-    const first = spawnShard();
+    const first = spawnShard(fixture.config, LEASE_MS, PARTITIONS, shards);
     await first.ready();
-    await waitFor(leadsAll(first), 'the first shard to lead every partition', 30_000);
+    await waitFor(leadsAll(api, first, PARTITIONS), 'the first shard to lead every partition', 30_000);
     // A second shard is up (its fair share handed over to it) before the leader dies.
-    const standby = spawnShard();
+    const standby = spawnShard(fixture.config, LEASE_MS, PARTITIONS, shards);
     await standby.ready();
 
     const load = new Load(api, ACCOUNT, { total: STARTS, starters: 8, workers: 4 });
@@ -84,7 +73,7 @@ faultSuite('fault: the partition leader is killed mid-batch', () => {
     await first.exited;
     const atFirstKill = load.started.size;
     // Bounded wait, not a timing assertion: the standby takes every partition once the dead lease expires.
-    await waitFor(leadsAll(standby), `the standby to lead every partition (lease ${LEASE_MS} ms)`, 15_000);
+    await waitFor(leadsAll(api, standby, PARTITIONS), `the standby to lead every partition (lease ${LEASE_MS} ms)`, 15_000);
 
     // 2. Kill the new leader too, with no shard left: commands now go unanswered
     //    (TIMEOUT, retryable) until a shard started afterwards takes over.
@@ -93,9 +82,9 @@ faultSuite('fault: the partition leader is killed mid-batch', () => {
     await standby.exited;
     const retriesBefore = load.retries;
     await waitFor(() => (load.retries > retriesBefore ? true : undefined), 'a command to time out with no leader', 15_000);
-    const late = spawnShard();
+    const late = spawnShard(fixture.config, LEASE_MS, PARTITIONS, shards);
     await late.ready();
-    await waitFor(leadsAll(late), `the late shard to lead every partition (lease ${LEASE_MS} ms)`, 15_000);
+    await waitFor(leadsAll(api, late, PARTITIONS), `the late shard to lead every partition (lease ${LEASE_MS} ms)`, 15_000);
 
     await load.startsDone();
     expect(load.started.size).toBe(STARTS);

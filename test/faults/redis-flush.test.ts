@@ -11,7 +11,7 @@ import { afterAll, beforeAll, expect, it, onTestFinished } from 'vitest';
 import type { Engine } from '../../engine/partition/index.ts';
 import { deleteByPrefix } from '../../engine/queue/testing/redis.ts';
 import { engineFixture, type EngineFixture } from '../engine/engine-fixture.ts';
-import { faultSuite, Load, ONE_TASK, redisUrl, storedTruth, untilAllCompleted, untilAnswered, waitFor } from './fault-support.ts';
+import { faultSuite, flushWhileLoaded, Load, ONE_TASK, redisUrl, storedTruth, untilAllCompleted, untilAnswered, waitFor } from './fault-support.ts';
 
 /** Logical database 14: FLUSHDB here never touches database 0 (or 15, which the queue tests flush). */
 const FLUSH_DB = 14;
@@ -67,18 +67,7 @@ faultSuite('fault: Redis is flushed under load', () => {
     load.run();
     // Even when an assertion fails: no load loop outlives its test.
     onTestFinished(() => load.stop());
-    for (const after of [60, 160]) {
-      await waitFor(
-        () => {
-          if (load.failure() !== undefined) throw load.failure();
-          return load.started.size >= after && load.completed.size >= after / 4 ? true : undefined;
-        },
-        `${after} starts to be acknowledged`,
-        30_000,
-        5,
-      );
-      await admin.flushdb();
-    }
+    await flushWhileLoaded(load, [60, 160], () => admin.flushdb());
     await load.startsDone();
     await untilAllCompleted(load, fixture.config.schema!, account, STARTS);
 

@@ -14,7 +14,20 @@ import type { Engine } from '../../engine/partition/index.ts';
 import { deleteByPrefix } from '../../engine/queue/testing/redis.ts';
 import { webhookEventId } from '../../engine/store/index.ts';
 import { engineFixture, type EngineFixture } from '../engine/engine-fixture.ts';
-import { faultSuite, Load, ONE_TASK, query, redisUrl, ShardProcess, storedTruth, untilAllCompleted, waitFor } from './fault-support.ts';
+import {
+  faultSuite,
+  flushWhileLoaded,
+  leadsAll,
+  Load,
+  ONE_TASK,
+  query,
+  redisUrl,
+  spawnShard,
+  type ShardProcess,
+  storedTruth,
+  untilAllCompleted,
+  waitFor,
+} from './fault-support.ts';
 
 const PARTITIONS = 2;
 const LEASE_MS = 1_000;
@@ -72,35 +85,13 @@ faultSuite('fault: webhook events survive a killed leader', () => {
     await fixture?.cleanup();
   }, 60_000);
 
-  function spawnShard(): ShardProcess {
-    const shard = new ShardProcess(
-      {
-        DATABASE_URL: fixture.config.databaseUrl!,
-        REDIS_URL: fixture.config.redisUrl!,
-        ORCA_DB_SCHEMA: fixture.config.schema!,
-        ORCA_REDIS_PREFIX: fixture.config.redisPrefix!,
-        ORCA_LEASE_MS: String(LEASE_MS),
-      },
-      PARTITIONS,
-    );
-    shards.push(shard);
-    return shard;
-  }
-
-  function leadsAll(shard: ShardProcess) {
-    return async () => {
-      const leases = (await api.store.leases.listLeases()).filter((l) => l.partition >= 0);
-      return leases.length === PARTITIONS && leases.every((l) => shard.owns(l.leader) && !l.expired) ? true : undefined;
-    };
-  }
-
   it('one process_instance.completed delivery per completed instance across the kill, none invented', async () => {
     onTestFailed(() => {
       for (const shard of shards) process.stderr.write(`--- shard ${shard.pid} output ---\n${shard.output}\n`);
     });
-    const first = spawnShard();
+    const first = spawnShard(fixture.config, LEASE_MS, PARTITIONS, shards);
     await first.ready();
-    await waitFor(leadsAll(first), 'the first shard to lead every partition', 30_000);
+    await waitFor(leadsAll(api, first, PARTITIONS), 'the first shard to lead every partition', 30_000);
 
     const load = new Load(api, ACCOUNT, { total: STARTS, starters: 8, workers: 4 });
     load.run();
@@ -119,9 +110,9 @@ faultSuite('fault: webhook events survive a killed leader', () => {
     first.child.kill('SIGKILL');
     await first.exited;
     const completedAtKill = load.completed.size;
-    const next = spawnShard();
+    const next = spawnShard(fixture.config, LEASE_MS, PARTITIONS, shards);
     await next.ready();
-    await waitFor(leadsAll(next), `the new shard to lead every partition (lease ${LEASE_MS} ms)`, 15_000);
+    await waitFor(leadsAll(api, next, PARTITIONS), `the new shard to lead every partition (lease ${LEASE_MS} ms)`, 15_000);
 
     await load.startsDone();
     await untilAllCompleted(load, fixture.config.schema!, ACCOUNT, STARTS);
@@ -159,18 +150,7 @@ faultSuite('fault: webhook events survive a Redis flush', () => {
     const load = new Load(engine, ACCOUNT, { total: STARTS, starters: 8, workers: 4 });
     load.run();
     onTestFinished(() => load.stop());
-    for (const after of [40, 110]) {
-      await waitFor(
-        () => {
-          if (load.failure() !== undefined) throw load.failure();
-          return load.started.size >= after && load.completed.size >= after / 4 ? true : undefined;
-        },
-        `${after} starts to be acknowledged`,
-        30_000,
-        5,
-      );
-      await admin.flushdb();
-    }
+    await flushWhileLoaded(load, [40, 110], () => admin.flushdb());
     await load.startsDone();
     await untilAllCompleted(load, fixture.config.schema!, ACCOUNT, STARTS);
     await expectOneDeliveryPerCompletion(fixture.config.schema!, ACCOUNT, STARTS);

@@ -59,7 +59,8 @@ describe('dispatchers sharing the outbox', () => {
     await enqueueCompleted(first.db, endpoint.account, 5);
     // What a dispatcher that dies right after claiming leaves behind: claimed rows nobody will record.
     const until = new Date(Date.now() + 1_500);
-    const claimed = await claimDue(first.db, { now: new Date(), limit: 100, until, skipEndpoints: [] });
+    // A millisecond on: Postgres stamped the rows due in microseconds, a Date has milliseconds, and the claim may follow within one.
+    const claimed = await claimDue(first.db, { now: new Date(Date.now() + 1), limit: 100, until, skipEndpoints: [] });
     expect(claimed.filter((c) => c.endpointId === endpoint.id)).toHaveLength(5);
     const survivor = startWebhookDispatcher({ db: second.db, allowPrivateNetworks: true, idlePollMs: 50 });
     try {
