@@ -8,7 +8,7 @@ import { appConfigSchema, type AppConfig } from '../api/config.ts';
 /** A field of the configuration: its section and its name there. */
 type ConfigField = { [S in keyof AppConfig]: readonly [S, keyof AppConfig[S] & string] }[keyof AppConfig];
 
-/** Each variable and the configuration field it sets (README.md's configuration table lists exactly these). */
+/** Each variable and the configuration field it sets (docs/configuration.md's table lists exactly these). */
 export const ENVIRONMENT = {
   PORT: ['http', 'port'],
   PUBLIC_URL: ['http', 'publicUrl'],
