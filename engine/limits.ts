@@ -8,7 +8,7 @@
 // reader after the parser. Refusing them at the door is what keeps one
 // request from stalling a partition for every account.
 
-/** The limits, as documented in README.md's configuration table and docs/api.md. */
+/** The limits, as documented in docs/configuration.md and docs/api.md. */
 export const LIMITS = {
   /** Nesting of objects and arrays inside one variable value (the variables object itself is level 1). */
   maxDepth: 64,
