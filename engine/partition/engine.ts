@@ -238,15 +238,18 @@ function engineApi(parts: {
 
   /**
    * Sends a command with its origin, if any, and says whether the result was
-   * another sending's. Without a fingerprint it is `send` itself: no frame or
-   * promise more on the common path.
+   * another sending's when the caller asks (onReplay). Otherwise it is `send`
+   * itself: no frame or promise more on the common path.
    */
   function sendKeyed(partition: number, command: EngineCommand, account: string, options: CommandOptions, limit?: number) {
     const origin = originOf(options);
     if (origin === undefined) return send(partition, command, scoped(account, options.commandKey), limit);
     command.origin = origin;
-    return send(partition, command, scoped(account, options.commandKey), limit).then((reply) => {
-      if (reply.origin?.request !== origin.request) options.onReplay?.();
+    const sent = send(partition, command, scoped(account, options.commandKey), limit);
+    const { onReplay } = options;
+    if (onReplay === undefined) return sent;
+    return sent.then((reply) => {
+      if (reply.origin?.request !== origin.request) onReplay();
       return reply;
     });
   }
