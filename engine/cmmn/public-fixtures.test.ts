@@ -1,0 +1,88 @@
+// Public CMMN files from Camunda 7's and Flowable's test suites and from
+// cmmn-js (test/fixtures/cmmn/SOURCES.md), each run to the outcome its own
+// project's test expects. Camunda 7's newer tests (and Flowable) start a
+// task without a manualActivationRule at once, so "enabled" in its older
+// tests reads ACTIVE here.
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { compileCmmn } from './compile-cmmn.ts';
+import { runCase } from './testing.ts';
+
+const fixture = (name: string) => readFileSync(new URL(`../../test/fixtures/cmmn/${name}`, import.meta.url), 'utf8');
+
+describe('Camunda 7 sentry tests', () => {
+  it('SentryEntryCriteriaTest.testSequence: each task starts when the one before completes', () => {
+    const run = runCase(fixture('camunda7-sentry-sequence.cmmn'));
+    expect(run.states()).toMatchObject({ PI_HumanTask_1: ['ACTIVE'], PI_HumanTask_2: ['AVAILABLE'], PI_HumanTask_3: ['AVAILABLE'] });
+    run.complete('PI_HumanTask_1');
+    expect(run.states()).toMatchObject({ PI_HumanTask_1: ['COMPLETED'], PI_HumanTask_2: ['ACTIVE'], PI_HumanTask_3: ['AVAILABLE'] });
+    run.complete('PI_HumanTask_2');
+    expect(run.states().PI_HumanTask_3).toEqual(['ACTIVE']);
+    run.complete('PI_HumanTask_3');
+    expect(run.instance().state).toBe('COMPLETED');
+  });
+
+  it('SentryEntryCriteriaTest.testOrJoin: either of two entry criteria starts the task, the second has no effect', () => {
+    const run = runCase(fixture('camunda7-sentry-or-join.cmmn'));
+    expect(run.states().PI_HumanTask_3).toEqual(['AVAILABLE']);
+    run.complete('PI_HumanTask_1');
+    expect(run.states().PI_HumanTask_3).toEqual(['ACTIVE']);
+    run.complete('PI_HumanTask_2');
+    expect(run.states().PI_HumanTask_3).toEqual(['ACTIVE']);
+  });
+
+  it('SentryExitCriteriaTest.testExitCriteriaOnCasePlanModel: the case is terminated, not completed', () => {
+    const run = runCase(fixture('camunda7-exit-case-plan-model.cmmn'));
+    expect(run.states().PI_HumanTask_1).toEqual(['ACTIVE']);
+    run.complete('PI_HumanTask_1');
+    expect(run.instance().state).toBe('TERMINATED');
+  });
+
+  it('SentryEntryCriteriaTest.testSequenceWithIfPart: the JUEL if-part ${value >= 100} decides at the on-part event', () => {
+    const notSatisfied = runCase(fixture('camunda7-sequence-if-part.cmmn'));
+    notSatisfied.complete('PI_HumanTask_1', { value: 99 });
+    expect(notSatisfied.states().PI_HumanTask_2).toEqual(['AVAILABLE']);
+    const satisfied = runCase(fixture('camunda7-sequence-if-part.cmmn'));
+    satisfied.complete('PI_HumanTask_1', { value: 100 });
+    expect(satisfied.states().PI_HumanTask_2).toEqual(['ACTIVE']);
+  });
+
+  it('SentryEntryCriteriaTest.testCaseFileItemOnPart: the case file item on-part is ignored with a warning', () => {
+    const compiled = compileCmmn(fixture('camunda7-case-file-item-on-part.cmmn'));
+    expect(compiled.ok && compiled.model.warnings.map((w) => [w.elementId, w.code])).toEqual([['Sentry_1', 'CMMN_CASE_FILE_ON_PART_IGNORED']]);
+    const run = runCase(fixture('camunda7-case-file-item-on-part.cmmn'));
+    expect(run.states().PI_HumanTask_1).toEqual(['ACTIVE']);
+  });
+});
+
+describe('Flowable CMMN engine tests', () => {
+  it('EntryCriteriaTest.testMultipleEntryCriteria: the milestone occurs once, on the first criterion', () => {
+    const run = runCase(fixture('flowable-multiple-entry-criteria.cmmn'));
+    expect(run.states().planItemMileStoneOne).toEqual(['AVAILABLE']);
+    run.complete('planItemTask2');
+    expect(run.states().planItemMileStoneOne).toEqual(['COMPLETED']);
+    run.complete('planItemTask1');
+    run.complete('planItemTask3');
+    expect(run.states().planItemMileStoneOne).toEqual(['COMPLETED']);
+    expect(run.instance().state).toBe('COMPLETED');
+  });
+
+  it('ExitCriteriaTest.testExitPlanModelOnMilestoneReached: A and B complete, the milestone occurs and exits the case', () => {
+    const run = runCase(fixture('flowable-exit-plan-model-on-milestone.cmmn'));
+    run.complete('taskA');
+    expect(run.instance().state).toBe('ACTIVE');
+    expect(run.states().mileStone1).toEqual(['AVAILABLE']);
+    run.complete('taskB');
+    expect(run.states()).toMatchObject({ mileStone1: ['COMPLETED'], taskC: ['TERMINATED'], taskD: ['TERMINATED'] });
+    expect(run.instance().state).toBe('TERMINATED');
+  });
+});
+
+describe('cmmn-js fixtures', () => {
+  it('simple.cmmn (CMMN 1.1 beta namespace): one human task, then the case completes', () => {
+    const run = runCase(fixture('cmmn-js-simple.cmmn'));
+    expect(run.states().PI_Task_1).toEqual(['ACTIVE']);
+    run.complete('PI_Task_1');
+    expect(run.instance().state).toBe('COMPLETED');
+  });
+});
