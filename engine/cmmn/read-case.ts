@@ -95,6 +95,13 @@ export class CaseReader {
     return { id, name: caseElement.attrs.name, rootId, planItems: this.planItems, sentries: this.sentries, sentryStage: this.sentryStage, caseFileItems };
   }
 
+  private readonly unsupportedIds = new Set<string>();
+
+  private unsupported(element: XmlElement, fallbackId: string): void {
+    if (element.attrs.id) this.unsupportedIds.add(element.attrs.id);
+    this.findings.problem(element.attrs.id || fallbackId, `<${element.local}>: ${UNSUPPORTED[element.local]}`);
+  }
+
   private warn(elementId: string | undefined, code: string, message: string): void {
     this.warnings.push(elementId === undefined ? { code, message } : { elementId, code, message });
   }
@@ -109,7 +116,7 @@ export class CaseReader {
         else this.findings.problem(stageId, `a <${child.local}> in '${stageId}' has no id`);
       } else if (child.local === 'planItem') planItemElements.push(child);
       else if (child.local === 'sentry') this.readSentry(child, stageId);
-      else if (child.local in UNSUPPORTED) this.findings.problem(child.attrs.id || stageId, `<${child.local}>: ${UNSUPPORTED[child.local]}`);
+      else if (child.local in UNSUPPORTED) this.unsupported(child, stageId);
     }
     const children: string[] = [];
     for (const element of planItemElements) {
@@ -126,6 +133,8 @@ export class CaseReader {
       // cmmn-js declares every definition in the case plan model, whatever stage uses it.
       const definition = ref === undefined ? undefined : (definitions.get(ref) ?? this.definitions.get(ref));
       if (definition === undefined) {
+        // A plan item of an unsupported kind was already named as such.
+        if (ref !== undefined && this.unsupportedIds.has(ref)) continue;
         this.findings.problem(id, `plan item '${id}' refers to definition '${ref ?? ''}', which is not declared in the case`);
         continue;
       }
@@ -181,9 +190,8 @@ export class CaseReader {
       else this.findings.problem(id, `case task '${definition.attrs.id}' has no caseRef: name the case it starts`);
     }
     if (type === 'timerEventListener') this.timer(item, definition);
-    for (const child of cmmnChildren(definition)) {
-      if (child.local in UNSUPPORTED) this.findings.problem(child.attrs.id || id, `<${child.local}>: ${UNSUPPORTED[child.local]}`);
-    }
+    // A stage's own content is read by readStage.
+    if (type !== 'stage') for (const child of cmmnChildren(definition)) if (child.local in UNSUPPORTED) this.unsupported(child, id);
     return item;
   }
 

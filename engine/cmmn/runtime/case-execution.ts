@@ -97,7 +97,8 @@ export class CaseExecution {
     if (!LIVE.has(state)) pi.endedAt = this.now;
     this.recordTransition(pi, transition);
     this.push({ kind: 'event', key: pi.key, event: transition });
-    if (!LIVE.has(state) && pi.stageKey !== undefined) this.push({ kind: 'check', key: pi.stageKey });
+    // Ending, or being disabled, can let the stage complete.
+    if ((!LIVE.has(state) || state === 'DISABLED') && pi.stageKey !== undefined) this.push({ kind: 'check', key: pi.stageKey });
     return true;
   }
 
