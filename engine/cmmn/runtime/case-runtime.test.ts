@@ -341,7 +341,26 @@ describe('process tasks', () => {
   });
 });
 
+describe('process task references', () => {
+  it('may name a <process externalRef> of the document, as CMMN 1.1 writes it', () => {
+    const run = runCase(
+      caseXml('<planItem id="P" definitionRef="pt"/><processTask id="pt" processRef="proc"/>', '', '<process id="proc" externalRef="child"/>'),
+      {
+        bpmn: [childProcess],
+      },
+    );
+    expect(run.engine.processes.instance(run.item('P').childInstanceKey!)!.bpmnProcessId).toBe('child');
+  });
+});
+
 describe('case tasks', () => {
+  it('whose case is not deployed raise an incident naming the element', () => {
+    const run = runCase(caseXml('<planItem id="K" definitionRef="ct"/><caseTask id="ct" caseRef="nowhere"/>'));
+    expect(Object.values(run.instance().incidents).map((i) => [i.type, i.elementId, i.message])).toEqual([
+      ['CALLED_ELEMENT_ERROR', 'K', "Case task 'K' starts case 'nowhere', but no case with that id is deployed."],
+    ]);
+  });
+
   it('start a child case and complete when it completes', () => {
     const child = `<?xml version="1.0" encoding="UTF-8"?>
 <definitions xmlns="http://www.omg.org/spec/CMMN/20151109/MODEL" id="d2" targetNamespace="t"><case id="inner"><casePlanModel id="p2"><planItem id="X" definitionRef="h"/><humanTask id="h"/></casePlanModel></case></definitions>`;
