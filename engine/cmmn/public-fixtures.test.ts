@@ -56,19 +56,28 @@ describe('Camunda 7 sentry tests', () => {
 });
 
 describe('Flowable CMMN engine tests', () => {
-  it('EntryCriteriaTest.testMultipleEntryCriteria: the milestone occurs once, on the first criterion', () => {
-    const run = runCase(fixture('flowable-multiple-entry-criteria.cmmn'));
-    expect(run.states().planItemMileStoneOne).toEqual(['AVAILABLE']);
-    run.complete('planItemTask2');
-    expect(run.states().planItemMileStoneOne).toEqual(['COMPLETED']);
-    run.complete('planItemTask1');
-    run.complete('planItemTask3');
-    expect(run.states().planItemMileStoneOne).toEqual(['COMPLETED']);
-    expect(run.instance().state).toBe('COMPLETED');
+  it('EntryCriteriaTest.testMultipleEntryCriteria: whichever task completes first, the milestone occurs once', () => {
+    const tasks = ['planItemTask1', 'planItemTask2', 'planItemTask3'];
+    for (const first of tasks) {
+      const run = runCase(fixture('flowable-multiple-entry-criteria.cmmn'));
+      expect(run.states()).toMatchObject({
+        planItemTask1: ['ACTIVE'],
+        planItemTask2: ['ACTIVE'],
+        planItemTask3: ['ACTIVE'],
+        planItemMileStoneOne: ['AVAILABLE'],
+      });
+      run.complete(first);
+      expect(run.states().planItemMileStoneOne).toEqual(['COMPLETED']);
+      for (const other of tasks.filter((t) => t !== first)) run.complete(other);
+      expect(run.states().planItemMileStoneOne).toEqual(['COMPLETED']);
+      expect(run.instance().state).toBe('COMPLETED');
+    }
   });
 
   it('ExitCriteriaTest.testExitPlanModelOnMilestoneReached: A and B complete, the milestone occurs and exits the case', () => {
     const run = runCase(fixture('flowable-exit-plan-model-on-milestone.cmmn'));
+    expect(run.states()).toMatchObject({ taskA: ['ACTIVE'], taskB: ['ACTIVE'], taskC: ['ACTIVE'], mileStone1: ['AVAILABLE'], taskD: ['AVAILABLE'] });
+    // Flowable triggers its blocking generic tasks; Orca completes their userTask jobs.
     run.complete('taskA');
     expect(run.instance().state).toBe('ACTIVE');
     expect(run.states().mileStone1).toEqual(['AVAILABLE']);
