@@ -1,5 +1,6 @@
 // The CMMN compiler: what it reads, what it refuses (with the element id and
 // a sentence for the modeller), and what it passes over.
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { compileCmmn } from './compile-cmmn.ts';
 import { caseXml } from './testing.ts';
@@ -104,5 +105,19 @@ describe('compileCmmn', () => {
     ]);
     expect(problems(caseXml('<planItem id="A"').slice(0, 200))[0]).toMatch(/not well-formed XML/);
     expect(problems('<definitions xmlns="http://www.omg.org/spec/CMMN/20151109/MODEL"/>')).toEqual([': the CMMN document contains no case']);
+  });
+});
+
+describe('compileCmmn on broken input', () => {
+  it('refuses every prefix of a real case model with problems, never an internal error', () => {
+    const xml = readFileSync(new URL('../../test/fixtures/cmmn/flowable-exit-plan-model-on-milestone.cmmn', import.meta.url), 'utf8');
+    for (let end = 0; end < xml.length; end += 7) {
+      const result = compileCmmn(xml.slice(0, end));
+      if (!result.ok) for (const p of result.problems) expect(p.message).not.toContain('internal error');
+    }
+  });
+
+  it('refuses what is not a string', () => {
+    expect(compileCmmn(42 as unknown as string)).toEqual({ ok: false, problems: [{ message: 'the document must be a string' }] });
   });
 });
