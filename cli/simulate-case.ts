@@ -73,6 +73,11 @@ export function simulateCase(xmls: string[], options: CaseSimulationOptions): Ca
   ];
   for (const action of actions) {
     if (!(action.id in model.planItems)) throw new Error(`--${action.kind} ${action.id}: case '${model.id}' has no plan item '${action.id}'`);
+    const type = model.planItems[action.id].type;
+    if (action.kind === 'occur' && type !== 'userEventListener')
+      throw new Error(`--occur ${action.id}: '${action.id}' is a ${type}; only a user event listener occurs when told`);
+    if (action.kind === 'start' && (type === 'milestone' || type.endsWith('EventListener')))
+      throw new Error(`--start ${action.id}: '${action.id}' is a ${type}, which is never started by hand`);
   }
   const jobs: CaseSimulationReport['jobs'] = [];
   let timersFired = 0;
