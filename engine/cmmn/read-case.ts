@@ -1,7 +1,7 @@
 // Reads one <case> element of a CMMN 1.1 document into plan items and
 // sentries, noting every problem in Findings: plan items flattened with their
 // stage, definitions resolved, item control rules read (the plan item's own
-// itemControl over its definition's defaultControl, CMMN 1.1 §5.4.11),
+// itemControl over its definition's defaultControl, CMMN 1.1 PlanItemControl),
 // conditions turned into FEEL (JUEL's trivial forms rewritten, juel.ts).
 // What Orca does not run is named and refused; vendor extensions are skipped.
 import { Findings } from '../model/findings.ts';
@@ -85,11 +85,11 @@ export class CaseReader {
     this.planItems[rootId] = this.item(rootId, planModel.attrs.name, rootId, 'stage', undefined, planModel, planModel);
     this.planItems[rootId].autoComplete = planModel.attrs.autoComplete === 'true';
     this.readStage(planModel, rootId);
-    // The case plan model's own exit criteria (§5.4.8: a case plan model may have exit criteria only).
+    // The case plan model's own exit criteria (CMMN 1.1: a case plan model may have exit criteria only).
     for (const child of cmmnChildren(planModel)) {
       if (child.local === 'exitCriterion') this.criterion(child, this.planItems[rootId].exit, rootId);
       if (child.local === 'entryCriterion')
-        this.findings.problem(rootId, `the case plan model '${rootId}' cannot have an entry criterion (CMMN 1.1 §5.4.8): remove it`);
+        this.findings.problem(rootId, `the case plan model '${rootId}' cannot have an entry criterion (CMMN 1.1 allows it exit criteria only): remove it`);
     }
     this.pruneIgnored();
     return { id, name: caseElement.attrs.name, rootId, planItems: this.planItems, sentries: this.sentries, sentryStage: this.sentryStage, caseFileItems };
@@ -153,7 +153,7 @@ export class CaseReader {
         );
       }
       if (item.entry.length > 0 && (type === 'userEventListener' || type === 'timerEventListener')) {
-        this.findings.problem(id, `event listener '${id}' cannot have entry criteria (CMMN 1.1 §5.4.2)`);
+        this.findings.problem(id, `event listener '${id}' cannot have entry criteria (CMMN 1.1 allows event listeners none)`);
       }
       if (type === 'stage') this.readStage(definition, id);
     }
@@ -241,13 +241,13 @@ export class CaseReader {
     else this.findings.problem(item.id, `timer event listener '${definition.attrs.id}': ${parsed.error}`);
   }
 
-  /** The rule on the plan item's itemControl, else on its definition's defaultControl (§5.4.11); absent → false. */
+  /** The rule on the plan item's itemControl, else on its definition's defaultControl (PlanItemControl); absent → false. */
   private rule(element: XmlElement, definition: XmlElement, name: string, id: string): Rule {
     for (const control of [cmmnChild(element, 'itemControl'), cmmnChild(definition, 'defaultControl')]) {
       const rule = control === undefined ? undefined : cmmnChild(control, name);
       if (rule === undefined) continue;
       const condition = cmmnChild(rule, 'condition');
-      // A rule without a condition always applies (§5.4.11.1).
+      // A rule without a condition always applies (CMMN 1.1, PlanItemControl).
       if (condition === undefined) return true;
       return this.condition(conditionText(condition), rule.attrs.id || id, `the ${name} of '${id}'`) ?? false;
     }

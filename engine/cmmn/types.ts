@@ -10,11 +10,11 @@ export type PlanItemType = 'stage' | 'humanTask' | 'processTask' | 'caseTask' | 
 /**
  * An item control rule: true/false when fixed (absent rule, or a constant
  * condition), or the FEEL source evaluated against the case file when it
- * applies (CMMN 1.1 §5.4.11).
+ * applies (CMMN 1.1, PlanItemControl).
  */
 export type Rule = boolean | { condition: string };
 
-/** The standard events of plan item on-parts Orca raises (CMMN 1.1 §8.3, Table 8.1). */
+/** The standard events of plan item on-parts Orca raises (CMMN 1.1, PlanItemTransition). */
 export type StandardEvent = 'create' | 'enable' | 'disable' | 'reenable' | 'start' | 'manualStart' | 'complete' | 'terminate' | 'exit' | 'occur' | 'fault';
 
 export interface OnPart {
@@ -25,7 +25,7 @@ export interface OnPart {
 
 export interface Sentry {
   id: string;
-  /** All must have happened (CMMN 1.1 §5.4.6: the on-parts of one sentry are a conjunction). */
+  /** All must have happened (CMMN 1.1, Sentry: the on-parts of one sentry are a conjunction). */
   onParts: OnPart[];
   /** FEEL, evaluated against the case file when the last on-part happens (or, without on-parts, whenever the case file changes). */
   ifPart?: string;
@@ -40,14 +40,14 @@ export interface PlanItem {
   type: PlanItemType;
   /** Plan item id of the stage that holds it; undefined for the case plan model. */
   parentId?: string;
-  /** Entry criteria (sentry ids): alternatives, any one fires it (§5.4.6). Empty: it starts when created. */
+  /** Entry criteria (sentry ids): alternatives, any one fires it (CMMN 1.1, Sentry). Empty: it starts when created. */
   entry: string[];
   /** Exit criteria (sentry ids): any one terminates it and everything inside it. */
   exit: string[];
   required: Rule;
   manualActivation: Rule;
   repetition: Rule;
-  /** Tasks: whether the task waits for its work (§5.4.10.1); a non-blocking one completes once started. */
+  /** Tasks: whether the task waits for its work (CMMN 1.1, Task isBlocking); a non-blocking one completes once started. */
   isBlocking: boolean;
   /** Process tasks: the BPMN process id it starts. */
   processRef?: string;
@@ -57,7 +57,7 @@ export interface PlanItem {
   timer?: TimerSchedule;
   /** Stages: plan item ids directly inside it, in document order. */
   children?: string[];
-  /** Stages: complete when required items are done (§5.4.8); otherwise when nothing inside is left to do. */
+  /** Stages: complete when required items are done (CMMN 1.1, Stage autoComplete); otherwise when nothing inside is left to do. */
   autoComplete?: boolean;
 }
 

@@ -1,7 +1,7 @@
 // One command's worth of execution over a case instance document: the plan
-// item lifecycle transitions (CMMN 1.1 §8.4.2), the agenda that carries each
-// transition's standard event to the sentries listening for it (§5.4.6), and
-// stage completion (§8.6.2). Deterministic: the clock and keys come from the
+// item lifecycle transitions (CMMN 1.1, the Stage and Task lifecycle), the agenda that carries each
+// transition's standard event to the sentries listening for it (CMMN 1.1, Sentry), and
+// stage completion (CMMN 1.1, Stage autoComplete). Deterministic: the clock and keys come from the
 // context. A step budget stops a cycle of sentries that would fire forever,
 // with an incident naming the element instead of a hang.
 import type { HistoryRecord, IncidentType, RecordType } from '../../runtime/types.ts';
@@ -110,7 +110,7 @@ export class CaseExecution {
     this.agenda.push(item);
   }
 
-  /** Enters a plan item whose entry is open: ENABLED when manual activation applies, else ACTIVE (§8.4.2); a milestone occurs. */
+  /** Enters a plan item whose entry is open: ENABLED when manual activation applies, else ACTIVE (the Stage and Task lifecycle); a milestone occurs. */
   enter(pi: PlanItemInstance, item: PlanItem): void {
     if (item.type === 'milestone') {
       this.transition(pi, 'COMPLETED', 'occur');
@@ -127,7 +127,7 @@ export class CaseExecution {
     activate(this, pi, item);
   }
 
-  /** ACTIVE → COMPLETED; a repeatable item without entry criteria repeats on completion (§8.6.4). */
+  /** ACTIVE → COMPLETED; a repeatable item without entry criteria repeats on completion (CMMN 1.1, RepetitionRule). */
   complete(pi: PlanItemInstance): void {
     if (!this.transition(pi, 'COMPLETED', 'complete')) return;
     if (pi.stageKey === undefined) this.endCase('COMPLETED');
@@ -224,7 +224,7 @@ export class CaseExecution {
   }
 
   /**
-   * Stage completion (CMMN 1.1 §8.6.2, as Camunda 7 and Flowable apply it):
+   * Stage completion (CMMN 1.1, Stage autoComplete, as Camunda 7 and Flowable apply it):
    * nothing inside may be ACTIVE; with autoComplete every required item must
    * be done (COMPLETED, TERMINATED or DISABLED); without it, nothing may be
    * left AVAILABLE or ENABLED either, event listeners aside (they only wait).

@@ -67,7 +67,7 @@ describe('manual activation', () => {
     run.complete('A');
     expect(run.instance().state).toBe('ACTIVE');
     run.engine.command(run.key, { type: 'disablePlanItem', planItemKey: run.item('B').key });
-    // The case completes, and a DISABLED item goes with it (parentTerminate, CMMN 1.1 §8.4.2).
+    // The case completes, and a DISABLED item goes with it (parentTerminate, in CMMN 1.1's Stage and Task lifecycle).
     expect(run.instance().state).toBe('COMPLETED');
     expect(
       run.engine

@@ -1,4 +1,4 @@
-// What each kind of plan item does (CMMN 1.1 §5.4.9–5.4.10, §8.4): when it
+// What each kind of plan item does (CMMN 1.1, Task and its kinds, and the lifecycles): when it
 // is created (begin), when it becomes ACTIVE (activate) and what is withdrawn
 // when it is terminated. Work is done the way Orca does work: human tasks and
 // blocking generic tasks wait as `userTask` jobs carrying the case instance
@@ -119,7 +119,7 @@ function startProcess(exec: CaseExecution, pi: PlanItemInstance, item: PlanItem)
     parentElementInstanceKey: pi.key,
     depth,
   });
-  // A non-blocking process task is done once the process has started (§5.4.10.4); the process runs on by itself.
+  // A non-blocking process task is done once the process has started (CMMN 1.1, ProcessTask isBlocking); the process runs on by itself.
   if (item.isBlocking) pi.childInstanceKey = childKey;
   else exec.complete(pi);
 }

@@ -1,4 +1,4 @@
-// Sentries (CMMN 1.1 §5.4.6): a standard event of one plan item instance
+// Sentries (CMMN 1.1, Sentry and Criterion): a standard event of one plan item instance
 // reaches the criteria listening for it. Each instance keeps which on-parts
 // of its sentries have happened; a sentry is satisfied when all have and its
 // if-part holds at that moment (evaluated then, not later). Several entry
@@ -91,7 +91,7 @@ export function checkConditions(exec: CaseExecution, pi: PlanItemInstance): void
   }
 }
 
-/** An entry criterion fired: a repeatable item leaves a fresh AVAILABLE instance behind (§8.6.4), then enters. */
+/** An entry criterion fired: a repeatable item leaves a fresh AVAILABLE instance behind (CMMN 1.1, RepetitionRule), then enters. */
 function enterByCriterion(exec: CaseExecution, pi: PlanItemInstance): void {
   const item = exec.itemOf(pi);
   if (item.repetition !== false) {

@@ -7,7 +7,7 @@ import type { Effect, HistoryRecord, Incident, InstanceState, Job, RejectionCode
 import type { TimerSchedule } from '../../timer/index.ts';
 import type { CaseModel, PlanItemType } from '../types.ts';
 
-/** CMMN 1.1 §8.4.2: the plan item lifecycle; milestones and event listeners that occurred are COMPLETED. */
+/** CMMN 1.1's Stage and Task lifecycle; milestones and event listeners that occurred are COMPLETED. */
 export type PlanItemState = 'AVAILABLE' | 'ENABLED' | 'DISABLED' | 'ACTIVE' | 'COMPLETED' | 'TERMINATED' | 'FAILED';
 
 export interface PlanItemInstance {
