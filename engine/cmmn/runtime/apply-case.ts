@@ -36,7 +36,10 @@ export function applyCase(instance: CaseInstance | null, command: CaseCommand, c
   }
   switch (command.type) {
     case 'cancel':
-      return run(instance, ctx, (exec) => exec.terminate(instance.planItems[instance.key], 'terminate'));
+      return run(instance, ctx, (exec) => {
+        exec.unbounded = true;
+        exec.terminate(instance.planItems[instance.key], 'terminate');
+      });
     case 'completeJob': {
       const job = instance.jobs[command.jobKey];
       if (job === undefined) return reject('NOT_FOUND', `Job '${command.jobKey}' not found: it was completed or cancelled, or never existed.`);

@@ -33,6 +33,9 @@ export class CaseExecution {
   private agenda: AgendaItem[] = [];
   private head = 0;
   private steps = 0;
+  private overBudget = false;
+  /** A cancel: bounded by the plan items there are (no sentry runs once the case has ended), so no budget stops it. */
+  unbounded = false;
   private readonly budget: number;
   constructor(
     readonly instance: CaseInstance,
@@ -85,7 +88,10 @@ export class CaseExecution {
 
   /** Moves `pi` to `state` by `transition` (a standard event) and tells the sentries. False once over budget. */
   transition(pi: PlanItemInstance, state: PlanItemState, transition: StandardEvent): boolean {
-    if (++this.steps > this.budget) {
+    // Once over budget, nothing more moves in this command (and only one incident says so).
+    if (this.overBudget) return false;
+    if (++this.steps > this.budget && !this.unbounded) {
+      this.overBudget = true;
       this.incident(
         pi,
         'STEP_BUDGET_EXCEEDED',

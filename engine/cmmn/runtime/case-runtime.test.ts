@@ -238,6 +238,26 @@ describe('sentries', () => {
   });
 });
 
+describe('the step budget', () => {
+  it('stops a command that would move more plan items than it allows, with one incident; cancel still ends the case', () => {
+    const tasks = ['A', 'B', 'C', 'D', 'E', 'F'];
+    const run = runCase(
+      caseXml(
+        `<planItem id="S" definitionRef="st"/><stage id="st">${tasks.map((t) => `<planItem id="${t}" definitionRef="h"/>`).join('')}</stage><humanTask id="h"/>`,
+      ),
+      {
+        stepBudget: 4,
+      },
+    );
+    expect(Object.values(run.instance().incidents).map((i) => [i.type, i.elementId])).toEqual([['STEP_BUDGET_EXCEEDED', 'C']]);
+    expect(run.instance().state).toBe('INCIDENT');
+    run.engine.cancelCase(run.key);
+    expect(run.instance().state).toBe('TERMINATED');
+    expect(new Set(Object.values(run.instance().planItems).map((p) => p.state))).toEqual(new Set(['TERMINATED']));
+    expect(Object.keys(run.instance().incidents)).toHaveLength(1);
+  });
+});
+
 describe('repetition', () => {
   it('an entry criterion firing again starts a new instance of a repeatable item', () => {
     const run = runCase(
