@@ -47,6 +47,25 @@ describe('Camunda 7 sentry tests', () => {
     expect(satisfied.states().PI_HumanTask_2).toEqual(['ACTIVE']);
   });
 
+  it('SentryEntryCriteriaTest.testSequenceAutoStartStage: the stage starts when the task completes, its items inside it', () => {
+    const run = runCase(fixture('camunda7-sequence-auto-start-stage.cmmn'));
+    expect(run.states()).toMatchObject({ PI_HumanTask_1: ['ACTIVE'], PI_Stage_1: ['AVAILABLE'] });
+    run.complete('PI_HumanTask_1');
+    expect(run.states()).toMatchObject({ PI_Stage_1: ['ACTIVE'], PI_HumanTask_2: ['ACTIVE'], PI_HumanTask_3: ['ACTIVE'] });
+    const stageKey = run.item('PI_Stage_1').key;
+    expect([run.item('PI_HumanTask_2').stageKey, run.item('PI_HumanTask_3').stageKey]).toEqual([stageKey, stageKey]);
+  });
+
+  it('SentryEntryCriteriaTest.testCycle: three items waiting on each other all stay AVAILABLE, and none starts by hand', () => {
+    const run = runCase(fixture('camunda7-sentry-cycle.cmmn'));
+    expect(run.states()).toMatchObject({ PI_HumanTask_1: ['AVAILABLE'], PI_HumanTask_2: ['AVAILABLE'], PI_HumanTask_3: ['AVAILABLE'] });
+    expect(run.instance().state).toBe('ACTIVE');
+    // Nor can one of them be started by hand: it is not ENABLED.
+    expect(() => run.engine.command(run.key, { type: 'startPlanItem', planItemKey: run.item('PI_HumanTask_1').key })).toThrow(
+      /is AVAILABLE; it can be started only when ENABLED/,
+    );
+  });
+
   it('SentryEntryCriteriaTest.testCaseFileItemOnPart: the case file item on-part is ignored with a warning', () => {
     const compiled = compileCmmn(fixture('camunda7-case-file-item-on-part.cmmn'));
     expect(compiled.ok && compiled.model.warnings.map((w) => [w.elementId, w.code])).toEqual([['Sentry_1', 'CMMN_CASE_FILE_ON_PART_IGNORED']]);
