@@ -75,7 +75,7 @@ const intoOperatorTesting = {
   message: 'operator/testing/ (the fake Kubernetes API server) is test support: only tests and benchmarks use it.',
 };
 
-const PURE = ['engine/runtime', 'engine/model', 'engine/feel', 'engine/dmn', 'engine/timer'];
+const PURE = ['engine/runtime', 'engine/model', 'engine/feel', 'engine/dmn', 'engine/timer', 'engine/cmmn'];
 
 export default tseslint.config(
   { ignores: ['node_modules/**', '.orca-data/**', 'coverage/**', 'dist/**', 'ui/dist/**', 'test-output/**'] },

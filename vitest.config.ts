@@ -9,7 +9,9 @@
 //   runs (`npm run test:harness`).
 import { configDefaults, defineConfig } from 'vitest/config';
 
-const UNIT = ['engine/runtime', 'engine/model', 'engine/feel', 'engine/dmn', 'engine/timer'].map((dir) => `${dir}/**/*.test.ts`).concat('engine/*.test.ts');
+const UNIT = ['engine/runtime', 'engine/model', 'engine/feel', 'engine/dmn', 'engine/timer', 'engine/cmmn']
+  .map((dir) => `${dir}/**/*.test.ts`)
+  .concat('engine/*.test.ts');
 
 export default defineConfig({
   test: {

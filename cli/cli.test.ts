@@ -151,3 +151,61 @@ describe('orca simulate with timers and called processes', () => {
     expect(JSON.parse(r.stdout)).toMatchObject({ state: 'COMPLETED', timersFired: 1, visited: ['start', 'nap', 't', 'end'], variables: { ok: 1 } });
   });
 });
+
+describe('orca validate and simulate with CMMN cases', () => {
+  it('validates a case, listing its warnings, and names each problem of a broken one', async () => {
+    const ok = await orca(['validate', fixture('cmmn/camunda7-case-file-item-on-part.cmmn')]);
+    expect(ok.code).toBe(0);
+    expect(ok.stdout).toContain('ok (1 case: case)');
+    expect(ok.stdout).toContain('warning: [Sentry_1] CMMN_CASE_FILE_ON_PART_IGNORED');
+    const broken = join(dir, 'broken.cmmn');
+    await writeFile(
+      broken,
+      '<definitions xmlns="http://www.omg.org/spec/CMMN/20151109/MODEL"><case id="c"><casePlanModel id="p">' +
+        '<planItem id="A" definitionRef="h"><entryCriterion sentryRef="missing"/></planItem><humanTask id="h"/><planningTable id="pt"/></casePlanModel></case></definitions>',
+    );
+    const bad = await orca(['validate', broken]);
+    expect(bad.code).toBe(1);
+    expect(bad.stdout).toContain('error: [pt] <planningTable>: planning tables (discretionary items) are not supported');
+    expect(bad.stdout).toContain("error: [A] a criterion of 'A' refers to sentry 'missing', which does not exist");
+  });
+
+  it('simulates a case: jobs completed, listeners triggered by --occur, plan items printed in upper case', async () => {
+    const file = join(dir, 'claim.cmmn');
+    await writeFile(
+      file,
+      '<definitions xmlns="http://www.omg.org/spec/CMMN/20151109/MODEL"><case id="claim"><casePlanModel id="plan">' +
+        '<planItem id="Review" definitionRef="h"/><planItem id="Escalate" definitionRef="ev"/>' +
+        '<planItem id="Manager" definitionRef="h"><entryCriterion sentryRef="s"/></planItem>' +
+        '<planItem id="Done" definitionRef="m"><entryCriterion sentryRef="d"/></planItem>' +
+        '<sentry id="s"><planItemOnPart sourceRef="Escalate"><standardEvent>occur</standardEvent></planItemOnPart></sentry>' +
+        '<sentry id="d"><planItemOnPart sourceRef="Manager"><standardEvent>complete</standardEvent></planItemOnPart><ifPart><condition>${approved == true}</condition></ifPart></sentry>' +
+        '<humanTask id="h"/><userEventListener id="ev"/><milestone id="m"/></casePlanModel></case></definitions>',
+    );
+    const r = await orca(['simulate', file, '--occur', 'Escalate', '--job', 'userTask={"approved":true}']);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    const report = JSON.parse(r.stdout) as { state: string; planItems: { id: string; definitionId: string; type: string; state: string }[]; variables: object };
+    expect(report.state).toBe('COMPLETED');
+    expect(report.planItems).toEqual([
+      { id: 'plan', definitionId: 'plan', type: 'stage', state: 'COMPLETED' },
+      { id: 'Review', definitionId: 'h', type: 'humanTask', state: 'COMPLETED' },
+      { id: 'Escalate', definitionId: 'ev', type: 'userEventListener', state: 'COMPLETED' },
+      { id: 'Manager', definitionId: 'h', type: 'humanTask', state: 'COMPLETED' },
+      { id: 'Done', definitionId: 'm', type: 'milestone', state: 'COMPLETED' },
+    ]);
+    expect(report.variables).toEqual({ approved: true });
+  });
+
+  it('says so when a case waits on something nothing will do, and refuses an unknown --occur', async () => {
+    const waiting = await orca(['simulate', fixture('cmmn/camunda7-sequence-if-part.cmmn'), '--job', 'userTask={"value":1}']);
+    expect(waiting.code).toBe(2);
+    expect(JSON.parse(waiting.stdout)).toMatchObject({
+      state: 'ACTIVE',
+      planItems: expect.arrayContaining([expect.objectContaining({ id: 'PI_HumanTask_2', state: 'AVAILABLE' })]),
+    });
+    const unknown = await orca(['simulate', fixture('cmmn/camunda7-sequence-if-part.cmmn'), '--occur', 'Nope']);
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toContain("--occur Nope: case 'case' has no plan item 'Nope'");
+  });
+});

@@ -7,9 +7,12 @@ import { wantsInstanceStart } from './commands/start-or-serve.ts';
 
 const USAGE = `Usage:
 Models, locally:
-  orca validate FILE...                      check BPMN and DMN models; lists every problem, exit 1 if any
+  orca validate FILE...                      check BPMN, DMN and CMMN models; lists every problem, exit 1 if any
   orca simulate FILE [--process ID] [--vars JSON] [--job TYPE=JSON]...
                                              run one instance in-process, completing each job it meets
+  orca simulate CASE.cmmn [PROCESS.bpmn...] [--vars JSON] [--job TYPE=JSON]... [--occur ID]... [--start ID]...
+                                             run one case in-process: trigger the listeners named by --occur, start
+                                             the ENABLED items named by --start, complete each job; prints plan items
 
 The service:
   orca serve [--role all|api|engine] [--partitions N] [--port N]

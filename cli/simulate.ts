@@ -1,5 +1,6 @@
-// `orca simulate FILE [MORE...]`: deploys every file (the first must be
-// BPMN; more BPMN files supply called processes, DMN files decisions),
+// `orca simulate FILE [MORE...]`: deploys every file (the first is the
+// model to run: BPMN, or a CMMN case, which simulate-case.ts drives; more
+// BPMN files supply called processes, DMN files decisions),
 // starts one instance of the first file's process in-process and drives it
 // to its end: it completes every job it meets — in child instances too —
 // with the variables given per job type, and when only timers are left it
@@ -12,7 +13,8 @@ import { compileBpmn } from '../engine/model/index.ts';
 import type { ProcessModel } from '../engine/model/types.ts';
 import { InMemoryEngine } from '../engine/runtime/in-memory-engine.ts';
 import type { ProcessInstance, Variables } from '../engine/runtime/types.ts';
-import { isDmn } from './model-kind.ts';
+import { isCmmn, isDmn } from './model-kind.ts';
+import { simulateCase, type CaseSimulationReport } from './simulate-case.ts';
 import { readModelFile } from './read-model-file.ts';
 
 /** Guards a model that makes work forever (a loop through a task or a timer cycle). */
@@ -42,12 +44,18 @@ export interface SimulationReport {
 }
 
 export async function runSimulate(argv: string[]): Promise<number> {
-  let report: SimulationReport;
+  let report: SimulationReport | CaseSimulationReport;
   try {
     const { values, positionals } = parseArgs({
       args: argv,
       allowPositionals: true,
-      options: { vars: { type: 'string' }, job: { type: 'string', multiple: true }, process: { type: 'string' } },
+      options: {
+        vars: { type: 'string' },
+        job: { type: 'string', multiple: true },
+        process: { type: 'string' },
+        occur: { type: 'string', multiple: true },
+        start: { type: 'string', multiple: true },
+      },
     });
     if (positionals.length === 0) throw new Error('name at least one model file');
     const files: string[] = [];
@@ -63,7 +71,13 @@ export async function runSimulate(argv: string[]): Promise<number> {
       jobVariables.set(spec.slice(0, eq), parseObject(spec.slice(eq + 1), `--job ${spec.slice(0, eq)}`));
     }
     const vars = values.vars === undefined ? {} : parseObject(values.vars, '--vars');
-    report = simulate(files, { processId: values.process, variables: vars, jobVariables });
+    if (isCmmn(files[0])) {
+      if (values.process !== undefined) throw new Error('--process applies to BPMN models; the first file is a CMMN case');
+      report = simulateCase(files, { variables: vars, jobVariables, occur: values.occur, start: values.start });
+    } else {
+      if (values.occur !== undefined || values.start !== undefined) throw new Error('--occur and --start apply to CMMN cases; the first file is not one');
+      report = simulate(files, { processId: values.process, variables: vars, jobVariables });
+    }
   } catch (err) {
     process.stderr.write(`orca simulate: ${(err as Error).message}\n`);
     return 1;

@@ -1,10 +1,11 @@
-// `orca validate FILE...`: every problem of every file (BPMN or DMN), one
+// `orca validate FILE...`: every problem of every file (BPMN, DMN or CMMN), one
 // per line, with the element id, so a modeller can fix them all in one pass;
 // then the warnings of a valid model (elements that run differently from
 // Camunda 8), which do not fail the validation.
+import { compileCmmn } from '../engine/cmmn/index.ts';
 import { compileDmn } from '../engine/dmn/index.ts';
 import { compileBpmn } from '../engine/model/index.ts';
-import { isDmn } from './model-kind.ts';
+import { isCmmn, isDmn } from './model-kind.ts';
 import { readModelFile } from './read-model-file.ts';
 
 export async function runValidate(files: string[]): Promise<number> {
@@ -29,6 +30,18 @@ export async function runValidate(files: string[]): Promise<number> {
       } else {
         failed++;
         for (const problem of dmn.problems) process.stdout.write(`${file}: error: ${where(problem.elementId)}${problem.message}\n`);
+      }
+      continue;
+    }
+    if (isCmmn(read.xml)) {
+      const cmmn = compileCmmn(read.xml);
+      if (cmmn.ok) {
+        const ids = cmmn.model.cases.map((c) => c.id);
+        process.stdout.write(`${file}: ok (${ids.length} case${ids.length === 1 ? '' : 's'}: ${ids.join(', ')})\n`);
+        for (const warning of cmmn.model.warnings) process.stdout.write(`${file}: warning: ${where(warning.elementId)}${warning.code}: ${warning.message}\n`);
+      } else {
+        failed++;
+        for (const problem of cmmn.problems) process.stdout.write(`${file}: error: ${where(problem.elementId)}${problem.message}\n`);
       }
       continue;
     }

@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { runBpmnEngine } from './bench-core-bpmn-engine.ts';
 import { runOrca } from './bench-core-orca.ts';
 import { BenchmarkCheckFailed } from './bench-core-run.ts';
+import { formatCaseReport, runCaseBench } from './bench-core-case.ts';
 import { formatReport, parseArgs, runBenchmark } from './bench-core.ts';
 import { HEADLINE_SCENARIO, SCENARIOS, findScenario, readModel } from './bench-scenarios.ts';
 
@@ -61,7 +62,19 @@ describe('bench:core harness', () => {
     }
   });
 
+  it('runs the CMMN case scenario with every case completed and two jobs per case', () => {
+    const run = runCaseBench(brief);
+    expect(run.instances).toBeGreaterThan(0);
+    expect(run.completed).toBe(run.instances);
+    expect(run.jobs).toEqual({ userTask: run.instances * 2 });
+    const [, json] = formatCaseReport(run).split('\n');
+    expect(Object.keys(JSON.parse(json) as object)).toEqual(['scenario', 'orca_cases_per_s']);
+  });
+
   it('parses --scenario and --seconds, and rejects anything else', () => {
+    expect(parseArgs([]).cases).toBe(true);
+    expect(parseArgs(['--scenario=case-stage'])).toMatchObject({ scenarios: [], cases: true });
+    expect(parseArgs(['--scenario=one-task']).cases).toBe(false);
     expect(parseArgs([]).scenarios).toEqual(SCENARIOS);
     const options = parseArgs(['--scenario=order-flow', '--seconds=1.5']);
     expect(options.scenarios.map((s) => s.name)).toEqual(['order-flow']);

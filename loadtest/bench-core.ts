@@ -1,18 +1,23 @@
 // `npm run bench:core`: Orca's in-process core (compiler + apply() behind
 // InMemoryEngine) against bpmn-engine, in one Node process, on the same BPMN
-// models. Prints a markdown table, then one JSON line per scenario with the
-// headline scenario (one-task) last, so a script can read the final line.
+// models; first, a CMMN case scenario on Orca alone (bench-core-case.ts),
+// reported in cases/s. Prints a markdown table, then one JSON line per
+// scenario with the headline scenario (one-task) last, so a script can read
+// the final line.
 // Flags: --scenario=NAME (repeatable or comma-separated), --seconds=N (timed
 // duration per engine and scenario, default 4). Speed is reported, never
 // asserted; the drivers' correctness checks throw, and the process exits 1.
 import { pathToFileURL } from 'node:url';
 import { runBpmnEngine } from './bench-core-bpmn-engine.ts';
+import { CASE_SCENARIO, formatCaseReport, runCaseBench } from './bench-core-case.ts';
 import { runOrca } from './bench-core-orca.ts';
 import type { EngineRun } from './bench-core-run.ts';
 import { HEADLINE_SCENARIO, SCENARIOS, findScenario, type Scenario } from './bench-scenarios.ts';
 
 export interface BenchOptions {
   scenarios: Scenario[];
+  /** Run the CMMN case scenario too (all scenarios, or --scenario=case-stage). */
+  cases?: boolean;
   seconds: number;
   /** Defaults to a quarter of `seconds`, at most 1 s. */
   warmupSeconds?: number;
@@ -45,7 +50,9 @@ export function parseArgs(argv: string[]): BenchOptions {
     else if (flag === '--seconds' && value && Number(value) > 0) seconds = Number(value);
     else throw new Error(`Unknown or malformed argument '${arg}'. Usage: bench-core [--scenario=NAME] [--seconds=N]`);
   }
-  return { scenarios: names.length === 0 ? SCENARIOS : names.map(findScenario), seconds };
+  const cases = names.length === 0 || names.includes(CASE_SCENARIO);
+  const bpmn = names.filter((n) => n !== CASE_SCENARIO);
+  return { scenarios: names.length === 0 ? SCENARIOS : bpmn.map(findScenario), seconds, cases };
 }
 
 export async function runBenchmark(options: BenchOptions): Promise<ScenarioResult[]> {
@@ -94,7 +101,8 @@ export function formatReport(results: ScenarioResult[]): string {
 
 async function main(): Promise<void> {
   const options = parseArgs(process.argv.slice(2));
-  console.log(formatReport(await runBenchmark(options)));
+  if (options.cases) console.log(formatCaseReport(runCaseBench({ seconds: options.seconds, warmupSeconds: Math.min(1, options.seconds / 4) })) + '\n');
+  if (options.scenarios.length > 0) console.log(formatReport(await runBenchmark(options)));
 }
 
 if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {

@@ -28,10 +28,10 @@ function bash(command: string): Promise<{ code: number; stdout: string; stderr: 
 }
 
 describe('docs/cli.md model-check examples', () => {
-  const [validate, simulateOrder, simulateShipping] = exampleLines();
+  const [validate, simulateOrder, simulateShipping, simulateClaim] = exampleLines();
 
-  it('has the three examples, each naming only files of the repository', () => {
-    expect(simulateShipping, 'three npx orca lines').toBeDefined();
+  it('has the four examples, each naming only files of the repository', () => {
+    expect(simulateClaim, 'four npx orca lines').toBeDefined();
     for (const line of exampleLines()) expect(line).not.toContain('../');
   });
 
@@ -41,6 +41,21 @@ describe('docs/cli.md model-check examples', () => {
     expect(r.stdout).toContain('examples/order.bpmn: ok (1 executable process: order)');
     expect(r.stdout).toContain('examples/shipping.bpmn: ok (1 executable process: shipping)');
     expect(r.stdout).toContain('examples/shipping.dmn: ok (1 decision: carrier)');
+    expect(r.stdout).toContain('examples/claim.cmmn: ok (1 case: claim)');
+  });
+
+  it('simulates the claim case, its process task running the order process', async () => {
+    const r = await bash(simulateClaim);
+    expect(r.code).toBe(0);
+    const report = JSON.parse(r.stdout) as { state: string; planItems: { id: string; state: string }[]; variables: object };
+    expect(report.state).toBe('COMPLETED');
+    expect(Object.fromEntries(report.planItems.map((p) => [p.id, p.state]))).toMatchObject({
+      Escalate: 'COMPLETED',
+      Manager: 'COMPLETED',
+      Ship: 'COMPLETED',
+      Shipped: 'COMPLETED',
+    });
+    expect(report.variables).toEqual({ orderId: 'A1', approved: true, tracking: 'T-1' });
   });
 
   it('simulates the order to its end with the job variables given', async () => {

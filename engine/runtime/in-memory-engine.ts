@@ -9,7 +9,7 @@ import { evaluateDecision } from '../dmn/index.ts';
 import type { ProcessModel } from '../model/types.ts';
 import { apply } from './apply.ts';
 import { visibleVariables } from './behavior/variables.ts';
-import { childStartCommand } from './child-start.ts';
+import { childStartCommand, type StartChild } from './child-start.ts';
 import { startTimersOf } from './start-timers.ts';
 import { nextDue, type TimerSchedule } from '../timer/index.ts';
 import type { ApplyContext, ApplyResult, Command, DecisionEvaluator, HistoryRecord, JobOffer, ProcessInstance, Variables } from './types.ts';
@@ -28,6 +28,12 @@ export interface InMemoryEngineOptions {
   forgetEnded?: boolean;
   /** See ApplyContext.maxCallDepth. */
   maxCallDepth?: number;
+  /**
+   * Where a command for an instance this engine does not hold goes (a case
+   * instance above a process task's child, engine/cmmn); without it, such a
+   * command is dropped.
+   */
+  route?: (instanceKey: string, command: Command) => void;
 }
 
 export class CommandRejected extends Error {
@@ -91,6 +97,24 @@ export class InMemoryEngine {
   }
 
   private nextKey = (): string => String(++this.counter);
+
+  /** A fresh key from the same sequence as instance, job and timer keys (for a host running cases beside processes). */
+  newKey(): string {
+    return this.nextKey();
+  }
+
+  /** Starts the child instance a startChild effect asks for, under `parentKey` (a case's process task). */
+  startChild(parentKey: string, effect: StartChild): void {
+    const deployed = this.models.get(effect.bpmnProcessId);
+    if (deployed === undefined) throw new CommandRejected('NOT_FOUND', `No process '${effect.bpmnProcessId}' is deployed.`);
+    this.settle(apply(null, childStartCommand(effect, parentKey, deployed.version), this.context(effect.bpmnProcessId)));
+    this.drainOutbox();
+  }
+
+  /** Whether a process id is deployed. */
+  hasProcessDeployed(bpmnProcessId: string): boolean {
+    return this.models.has(bpmnProcessId);
+  }
 
   private context(bpmnProcessId: string): ApplyContext {
     const deployed = this.models.get(bpmnProcessId);
@@ -221,7 +245,10 @@ export class InMemoryEngine {
     while (this.outbox.length > 0) {
       const { instanceKey, command } = this.outbox.shift()!;
       const instance = this.instances.get(instanceKey);
-      if (instance === undefined) continue;
+      if (instance === undefined) {
+        this.options.route?.(instanceKey, command);
+        continue;
+      }
       const result = apply(instance, command, this.context(instance.bpmnProcessId));
       // A message for an instance that already moved on (a child cancelled after it completed) changes nothing.
       if (result.ok) this.settle(result);

@@ -217,7 +217,12 @@ export type RecordType =
   | 'TIMER_CANCELED'
   | 'ERROR_THROWN'
   | 'ESCALATION_THROWN'
-  | 'DECISION_EVALUATED';
+  | 'DECISION_EVALUATED'
+  /** Case instances (engine/cmmn): started, ended, and each plan item lifecycle transition. */
+  | 'CASE_INSTANCE_STARTED'
+  | 'CASE_INSTANCE_COMPLETED'
+  | 'CASE_INSTANCE_TERMINATED'
+  | 'PLAN_ITEM_TRANSITIONED';
 
 export interface HistoryRecord {
   type: RecordType;
