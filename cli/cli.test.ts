@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { end, flow, processXml, service, start, timerCatch } from '../engine/runtime/testing.ts';
+import { definitions, end, flow, processXml, service, start, timerCatch } from '../engine/runtime/testing.ts';
 
 const bin = fileURLToPath(new URL('../bin/orca.js', import.meta.url));
 /** Real models of other projects, kept in the repository (test/fixtures/README.md says where each comes from). */
@@ -207,5 +207,51 @@ describe('orca validate and simulate with CMMN cases', () => {
     const unknown = await orca(['simulate', fixture('cmmn/camunda7-sequence-if-part.cmmn'), '--occur', 'Nope']);
     expect(unknown.code).toBe(1);
     expect(unknown.stderr).toContain("--occur Nope: case 'case' has no plan item 'Nope'");
+  });
+});
+
+describe('orca simulate --message (extension)', () => {
+  const messages =
+    '<bpmn:message id="Cancel" name="cancel"><bpmn:extensionElements><zeebe:subscription correlationKey="=orderId"/></bpmn:extensionElements></bpmn:message>' +
+    '<bpmn:message id="Placed" name="placed"/>';
+  const cancellable = (startEvent: string) =>
+    definitions(
+      messages +
+        '<bpmn:process id="cancellable" isExecutable="true">' +
+        startEvent +
+        service('work', 'work') +
+        '<bpmn:boundaryEvent id="onCancel" attachedToRef="work"><bpmn:messageEventDefinition messageRef="Cancel"/></bpmn:boundaryEvent>' +
+        end() +
+        end('cancelled') +
+        flow('f1', 'start', 'work') +
+        flow('f2', 'work', 'end') +
+        flow('f3', 'onCancel', 'cancelled') +
+        '</bpmn:process>',
+    );
+
+  it('publishes the message with the correlation key the boundary expects, before the job is completed', async () => {
+    await writeFile(join(dir, 'cancellable.bpmn'), cancellable(start()));
+    const r = await orca(['simulate', join(dir, 'cancellable.bpmn'), '--vars', '{"orderId":"A-7"}', '--message', 'cancel={"reason":"late"}']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout)).toMatchObject({
+      state: 'COMPLETED',
+      visited: ['start', 'work', 'onCancel', 'cancelled'],
+      messages: [{ name: 'cancel', correlationKey: 'A-7' }],
+      jobs: [],
+      variables: { orderId: 'A-7', reason: 'late' },
+    });
+    // Without --message the boundary never fires and the job path runs, as documented.
+    const plain = await orca(['simulate', join(dir, 'cancellable.bpmn'), '--vars', '{"orderId":"A-7"}']);
+    expect(JSON.parse(plain.stdout)).toMatchObject({ state: 'COMPLETED', visited: ['start', 'work', 'end'], messages: [] });
+  });
+
+  it('starts a process that has only a message start by publishing its message; a bad --message is exit 1', async () => {
+    await writeFile(join(dir, 'placed.bpmn'), cancellable('<bpmn:startEvent id="start"><bpmn:messageEventDefinition messageRef="Placed"/></bpmn:startEvent>'));
+    const r = await orca(['simulate', join(dir, 'placed.bpmn'), '--message', 'placed={"orderId":"B-1"}']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout)).toMatchObject({ state: 'COMPLETED', messages: [{ name: 'placed', correlationKey: '' }], variables: { orderId: 'B-1' } });
+    const bad = await orca(['simulate', join(dir, 'placed.bpmn'), '--message', 'placed=[1]']);
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toContain('--message placed must be a JSON object');
   });
 });

@@ -4,7 +4,13 @@
 // starts one instance of the first file's process in-process and drives it
 // to its end: it completes every job it meets — in child instances too —
 // with the variables given per job type, and when only timers are left it
-// moves a simulated clock to the next one. It prints what happened as JSON.
+// moves a simulated clock to the next one. With `--message NAME[=JSON]`
+// (extension) it publishes NAME, with those variables, whenever the
+// instance opens a subscription for it, with the correlation key that
+// subscription expects — before completing any job, so message boundary
+// events and event subprocesses get their turn; a process with only a
+// message start is started by publishing its message. It prints what
+// happened as JSON.
 // Exit 0 when the instance completed, 2 when it ended in an incident or
 // stopped waiting on something nothing will finish, 1 for bad input.
 import { parseArgs } from 'node:util';
@@ -12,6 +18,7 @@ import { compileDmn } from '../engine/dmn/index.ts';
 import { compileBpmn } from '../engine/model/index.ts';
 import type { ProcessModel } from '../engine/model/types.ts';
 import { InMemoryEngine } from '../engine/runtime/in-memory-engine.ts';
+import { messageStartsOf } from '../engine/runtime/message-starts.ts';
 import type { ProcessInstance, Variables } from '../engine/runtime/types.ts';
 import { isCmmn, isDmn } from './model-kind.ts';
 import { simulateCase, type CaseSimulationReport } from './simulate-case.ts';
@@ -39,6 +46,8 @@ export interface SimulationReport {
   variables: Variables;
   incidents: { type: string; elementId: string; message: string; processInstanceKey: string }[];
   jobs: { type: string; elementId: string }[];
+  /** Messages published by --message (extension), in order, with the correlation key each was published with. */
+  messages: { name: string; correlationKey: string }[];
   timersFired: number;
   waitingOn?: string[];
 }
@@ -52,6 +61,7 @@ export async function runSimulate(argv: string[]): Promise<number> {
       options: {
         vars: { type: 'string' },
         job: { type: 'string', multiple: true },
+        message: { type: 'string', multiple: true },
         process: { type: 'string' },
         occur: { type: 'string', multiple: true },
         start: { type: 'string', multiple: true },
@@ -70,13 +80,20 @@ export async function runSimulate(argv: string[]): Promise<number> {
       if (eq <= 0) throw new Error(`--job '${spec}' must look like TYPE=JSON`);
       jobVariables.set(spec.slice(0, eq), parseObject(spec.slice(eq + 1), `--job ${spec.slice(0, eq)}`));
     }
+    const messages = new Map<string, Variables>();
+    for (const spec of values.message ?? []) {
+      const eq = spec.indexOf('=');
+      if (eq === 0 || spec === '') throw new Error(`--message '${spec}' must look like NAME or NAME=JSON`);
+      if (eq < 0) messages.set(spec, {});
+      else messages.set(spec.slice(0, eq), parseObject(spec.slice(eq + 1), `--message ${spec.slice(0, eq)}`));
+    }
     const vars = values.vars === undefined ? {} : parseObject(values.vars, '--vars');
     if (isCmmn(files[0])) {
       if (values.process !== undefined) throw new Error('--process applies to BPMN models; the first file is a CMMN case');
       report = simulateCase(files, { variables: vars, jobVariables, occur: values.occur, start: values.start });
     } else {
       if (values.occur !== undefined || values.start !== undefined) throw new Error('--occur and --start apply to CMMN cases; the first file is not one');
-      report = simulate(files, { processId: values.process, variables: vars, jobVariables });
+      report = simulate(files, { processId: values.process, variables: vars, jobVariables, messages });
     }
   } catch (err) {
     process.stderr.write(`orca simulate: ${(err as Error).message}\n`);
@@ -93,7 +110,7 @@ function problemsText(problems: { elementId?: string; message: string }[]): stri
 /** Deploys `files` (BPMN and DMN XML; the first is the model to run) and drives one instance to its end. */
 export function simulate(
   files: string | string[],
-  options: { processId?: string; variables?: Variables; jobVariables?: Map<string, Variables> },
+  options: { processId?: string; variables?: Variables; jobVariables?: Map<string, Variables>; messages?: Map<string, Variables> },
 ): SimulationReport {
   const xmls = Array.isArray(files) ? files : [files];
   let clock = Date.UTC(2026, 0, 1);
@@ -118,13 +135,26 @@ export function simulate(
       ? (processes.find((p) => p.noneStartEvent !== undefined) ?? processes[0])
       : processes.find((p) => p.id === options.processId);
   if (process === undefined) throw new Error(`no executable process '${options.processId}'; the model has: ${processes.map((p) => p.id).join(', ')}`);
-  const key = engine.start(process.id, options.variables ?? {});
+  const messages = options.messages ?? new Map<string, Variables>();
+  const published: SimulationReport['messages'] = [];
+  const key = startInstance(engine, process, options.variables ?? {}, messages, published);
   const jobs: SimulationReport['jobs'] = [];
+  /** Subscriptions a message was published for already: each gets one. */
+  const answered = new Set<string>();
   let timersFired = 0;
   for (let step = 0; ; step++) {
     if (step >= MAX_STEPS) throw new Error(`stopped after ${MAX_STEPS} steps: the model keeps making work`);
     const instance = engine.instance(key)!;
     if (instance.state === 'COMPLETED' || instance.state === 'TERMINATED') break;
+    const subscription = family(engine, key)
+      .flatMap((i) => Object.values(i.subscriptions ?? {}))
+      .find((s) => messages.has(s.name) && !answered.has(s.key));
+    if (subscription !== undefined) {
+      answered.add(subscription.key);
+      published.push({ name: subscription.name, correlationKey: subscription.correlationKey });
+      engine.publishMessage({ name: subscription.name, correlationKey: subscription.correlationKey, variables: messages.get(subscription.name) });
+      continue;
+    }
     const next = family(engine, key)
       .flatMap((i) => Object.values(i.jobs))
       .find((j) => j.state === 'ACTIVATABLE');
@@ -156,9 +186,28 @@ export function simulate(
       Object.values(i.incidents).map((x) => ({ type: x.type, elementId: x.elementId, message: x.message, processInstanceKey: i.key })),
     ),
     jobs,
+    messages: published,
     timersFired,
     ...(waiting.length > 0 ? { waitingOn: waiting.map((e) => e.elementId) } : {}),
   };
+}
+
+/** Starts the instance: by its none start event, else by publishing the message of a message start event --message names. */
+function startInstance(
+  engine: InMemoryEngine,
+  process: ProcessModel,
+  variables: Variables,
+  messages: Map<string, Variables>,
+  published: SimulationReport['messages'],
+): string {
+  if (process.noneStartEvent !== undefined) return engine.start(process.id, variables);
+  const start = messageStartsOf(process).find((s) => messages.has(s.name));
+  if (start === undefined) return engine.start(process.id, variables);
+  published.push({ name: start.name, correlationKey: '' });
+  const { startedInstances } = engine.publishMessage({ name: start.name, variables: { ...variables, ...messages.get(start.name) } });
+  const key = startedInstances.find((k) => engine.instance(k)?.bpmnProcessId === process.id);
+  if (key === undefined) throw new Error(`publishing '${start.name}' started no instance of '${process.id}'`);
+  return key;
 }
 
 /** The instance and every instance its call activities started, depth first. */

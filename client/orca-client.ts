@@ -27,6 +27,8 @@ import type {
   Deployment,
   FailJobRequest,
   ThrowJobErrorRequest,
+  PublishMessageRequest,
+  PublishedMessage,
   Incident,
   IncidentPage,
   IncidentQuery,
@@ -349,6 +351,19 @@ export class OrcaClient {
    */
   async throwJobError(jobKey: string, error: ThrowJobErrorRequest, options: CallOptions = {}): Promise<void> {
     await this.#call('POST', '/api/v1/jobs/{jobKey}/error', { path: { jobKey }, json: error, idempotencyKey: keyOf(options), signal: options.signal });
+  }
+
+  // ---- messages
+
+  /**
+   * Extension: publishes a message with Zeebe's semantics (docs/messages.md):
+   * it correlates to the waits whose name and correlation key match, starts
+   * instances by message start events (1 credit each), and with a
+   * timeToLive stays buffered for waits opened later. A messageId makes a
+   * second publish while the first is buffered a 409 (OrcaApiError CONFLICT).
+   */
+  publishMessage(message: PublishMessageRequest, options: { signal?: AbortSignal } = {}): Promise<PublishedMessage> {
+    return this.#call('POST', '/api/v1/messages', { json: message, signal: options.signal });
   }
 
   // ---- human tasks

@@ -38,6 +38,9 @@ export type CompleteJobRequest = JsonBody<'postJobsByJobKeyComplete'>;
 /** Extension: a worker's BPMN error for its job. */
 export type ThrowJobErrorRequest = JsonBody<'postJobsByJobKeyError'>;
 export type CompleteTaskRequest = JsonBody<'postTasksByIdComplete'>;
+/** Extension: a message to publish (docs/messages.md), and what publishing it answers. */
+export type PublishMessageRequest = JsonBody<'postMessages'>;
+export type PublishedMessage = Ok<'postMessages', 201>;
 
 export type TaskPage = Ok<'getTasks', 200>;
 export type Task = Ok<'getTasksById', 200>;

@@ -26,6 +26,12 @@ export const LIMITS = {
   maxTextLength: 10_000,
   /** A failed job's retryBackOff (extension), in milliseconds: one day. */
   maxRetryBackOffMs: 86_400_000,
+  /** A published message's timeToLive (extension), in milliseconds: seven days. */
+  maxMessageTimeToLiveMs: 7 * 86_400_000,
+  /** A message name or correlation key (extension), in characters. */
+  maxMessageKeyLength: 1_000,
+  /** Messages one account may have buffered (timeToLive > 0, not yet expired) on one message partition (extension). */
+  maxBufferedMessagesPerAccountPartition: 10_000,
   /** A BPMN or DMN document, in UTF-8 bytes (compileBpmn and compileDmn take a lower one). */
   maxModelBytes: 10 * 1024 * 1024,
   /** Nesting of elements in a BPMN or DMN document, the root element being level 1. */

@@ -9,7 +9,8 @@
 import { Redis } from 'ioredis';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
-import { formatEngineReport, parseArgs, runEngineBenchmark, type EngineBenchOptions } from './bench-engine.ts';
+import { formatMessageReport } from './bench-engine-messages.ts';
+import { formatEngineReport, parseArgs, runEngineBenchmark, runMessages, type EngineBenchOptions } from './bench-engine.ts';
 import { checkServices, newScratch, ServicesUnavailable, servicesFromEnv, type Scratch } from './bench-engine-services.ts';
 import { summariseProfile, type CpuProfile } from './cpu-profile-top.ts';
 
@@ -41,6 +42,16 @@ describe.skipIf(!realServices)('bench:engine harness on real Postgres and Redis 
   const scratches: Scratch[] = [];
   afterAll(async () => {
     for (const scratch of scratches) expect(await leftovers(scratch)).toEqual({ schemas: 0, keys: [] });
+  });
+
+  it('--messages: every instance waits on its message, the publish completes it, all COMPLETED in Postgres', { timeout: 60_000 }, async () => {
+    const scratch = newScratch();
+    scratches.push(scratch);
+    const run = await runMessages(brief, undefined, servicesFromEnv(), scratch);
+    expect(run.completedInWindow).toBeGreaterThan(0);
+    expect(run.verifiedCompleted).toBeGreaterThanOrEqual(run.completedInWindow);
+    expect(run.latency.p50).toBeLessThanOrEqual(run.latency.p99);
+    expect(JSON.parse(formatMessageReport(run).split('\n').at(-1)!)).toEqual({ message_pi_per_s: expect.any(Number), p99_ms: expect.any(Number) });
   });
 
   it('completes every instance it starts, verifies them in Postgres, and ends with the JSON line', { timeout: 60_000 }, async () => {
@@ -99,6 +110,8 @@ describe('bench:engine pure parts', () => {
     expect(() => parseArgs(['--seconds=0'])).toThrow(/malformed/);
     expect(() => parseArgs(['--workers=1.5'])).toThrow(/malformed/);
     expect(() => parseArgs(['--fast'])).toThrow(/Unknown or malformed/);
+    expect(parseArgs(['--messages', '--concurrency=16'])).toMatchObject({ messages: true, settings: { concurrency: 16 } });
+    expect(parseArgs([])).not.toHaveProperty('messages');
   });
 
   it('sums self time per function and per file from the sample deltas', () => {

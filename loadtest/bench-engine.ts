@@ -10,8 +10,13 @@
 // the local ones); unreachable services stop the run before it starts. Each
 // run uses its own schema and key prefixes and removes them, also on failure.
 // Speed is reported, never asserted; a failed correctness check exits 1.
+// --messages runs the message-correlation scenario instead (start → wait on
+// a message → publish → end, bench-engine-messages.ts), with its own table
+// and last line {"message_pi_per_s","p99_ms"}; --concurrency and
+// --partitions apply to it too.
 import { pathToFileURL } from 'node:url';
 import { runBullmq } from './bench-engine-bullmq.ts';
+import { formatMessageReport, runMessageScenario } from './bench-engine-messages.ts';
 import { DEFAULT_ORCA_SETTINGS, runOrcaEngine } from './bench-engine-orca.ts';
 import type { BullmqRun, LatencySummary, OrcaRun, OrcaSettings } from './bench-engine-run.ts';
 import {
@@ -30,6 +35,8 @@ export interface EngineBenchOptions {
   seconds: number;
   warmupSeconds: number;
   settings: OrcaSettings;
+  /** The message-correlation scenario instead of the Orca/BullMQ comparison. */
+  messages?: boolean;
 }
 
 export interface EngineBenchResult {
@@ -46,24 +53,26 @@ export interface EngineResultLine {
   p99_ms: number;
 }
 
-const USAGE = 'Usage: bench-engine [--seconds=N] [--warmup=N] [--partitions=N] [--concurrency=N] [--workers=N]';
+const USAGE = 'Usage: bench-engine [--seconds=N] [--warmup=N] [--partitions=N] [--concurrency=N] [--workers=N] [--messages]';
 
 export function parseArgs(argv: string[]): EngineBenchOptions {
   let seconds = 10;
   let warmupSeconds: number | undefined;
   const settings: OrcaSettings = { ...DEFAULT_ORCA_SETTINGS };
+  let messages = false;
   const whole = (value: number) => Number.isInteger(value) && value >= 1;
   for (const arg of argv) {
     const [flag, text] = arg.split('=', 2);
     const value = text === undefined || text === '' ? Number.NaN : Number(text);
-    if (flag === '--seconds' && value > 0) seconds = value;
+    if (arg === '--messages') messages = true;
+    else if (flag === '--seconds' && value > 0) seconds = value;
     else if (flag === '--warmup' && value >= 0) warmupSeconds = value;
     else if (flag === '--partitions' && whole(value) && value <= 256) settings.partitions = value;
     else if (flag === '--concurrency' && whole(value)) settings.concurrency = value;
     else if (flag === '--workers' && whole(value)) settings.workers = value;
     else throw new Error(`Unknown or malformed argument '${arg}'. ${USAGE}`);
   }
-  return { seconds, warmupSeconds: warmupSeconds ?? Math.min(2, seconds / 4), settings };
+  return { seconds, warmupSeconds: warmupSeconds ?? Math.min(2, seconds / 4), settings, ...(messages ? { messages } : {}) };
 }
 
 export interface RunContext {
@@ -91,6 +100,24 @@ export async function runEngineBenchmark(options: EngineBenchOptions, context: R
     else await cleanup;
   }
   return outcome;
+}
+
+/** The message-correlation scenario, on its own scratch schema and prefixes (removed afterwards, also on failure). */
+export async function runMessages(options: EngineBenchOptions, signal?: AbortSignal, services = servicesFromEnv(), scratch = newScratch()) {
+  await checkServices(services);
+  try {
+    return await runMessageScenario({
+      services,
+      scratch,
+      seconds: options.seconds,
+      warmupSeconds: options.warmupSeconds,
+      partitions: options.settings.partitions,
+      concurrency: options.settings.concurrency,
+      signal,
+    });
+  } finally {
+    await removeScratch(services, scratch).catch((err: unknown) => console.error(`bench:engine: ${messageOf(err)}`));
+  }
 }
 
 export function resultLine(result: EngineBenchResult): EngineResultLine {
@@ -133,6 +160,10 @@ async function main(): Promise<void> {
   const controller = new AbortController();
   // Ctrl-C ends the run through its normal cleanup (schema dropped, keys deleted).
   process.once('SIGINT', () => controller.abort());
+  if (options.messages) {
+    console.log(formatMessageReport(await runMessages(options, controller.signal)));
+    return;
+  }
   console.log(formatEngineReport(await runEngineBenchmark(options, { signal: controller.signal })));
 }
 

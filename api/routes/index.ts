@@ -15,6 +15,7 @@ import { register as incidents } from './incidents.ts';
 import { register as jobs } from './jobs.ts';
 import { register as login } from './login.ts';
 import { register as mailbox } from './mailbox.ts';
+import { register as messages } from './messages.ts';
 import { register as openapi } from './openapi.ts';
 import { register as platform } from './platform.ts';
 import { register as processDefinitions } from './process-definitions.ts';
@@ -40,6 +41,7 @@ export const routeFamilies: RegisterRoutes[] = [
   processDefinitions,
   processInstances,
   jobs,
+  messages,
   incidents,
   tasks,
   completedTasks,

@@ -499,6 +499,23 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/v1/messages': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Extension: publish a message. It correlates to every waiting subscription (receive task, message catch event, message boundary event, message event subprocess start, event-based gateway branch) whose message name matches and whose correlation key, evaluated when the wait began, equals it — at most once per instance; a job-based wait it completes has its job withdrawn. It starts an instance of the latest version of each process with a message start event of that name (1 credit each). With a timeToLive it stays buffered for subscriptions opened later. 201 with the message key. */
+    post: operations['postMessages'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/v1/models': {
     parameters: {
       query?: never;
@@ -3561,6 +3578,117 @@ export interface operations {
       };
     };
   };
+  postMessages: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /** @description Matched against the correlation key each waiting subscription evaluated (zeebe:subscription correlationKey) when its wait began; a number matches its decimal text. Absent: the empty key (message start events need none). */
+          correlationKey?: string | number;
+          /** @description Makes the publish idempotent: while a message with this name, correlation key and messageId is buffered, another is refused with 409. */
+          messageId?: string;
+          /** @description The message name, as the model names it (bpmn:message name). */
+          name: string;
+          /** @description How long the message stays buffered for subscriptions opened later, in milliseconds; 0 (the default): it reaches only waits open now. At most 604800000 (7 days). */
+          timeToLive?: number;
+          /** @description Set where the message is caught: in the waiting element, or the new instance for a message start. */
+          variables?: {
+            [key: string]: unknown;
+          };
+        };
+      };
+    };
+    responses: {
+      /** @description Published. */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description The key of the published message (Zeebe answers a publish with it). */
+            messageKey: string;
+            /** @description Instances started by message start events (1 credit each). */
+            startedInstances: number;
+          };
+        };
+      };
+      /** @description Invalid input; `errors` lists each failing field. Every string refuses NUL and lone UTF-16 surrogates; variables nest at most 64 levels; ids are at most 255 characters (the limits: docs/api.md). */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Missing, unknown, retired or expired credential; `WWW-Authenticate` names the ways to send one. */
+      401: {
+        headers: {
+          /** @description The ways to authenticate (RFC 9110 §11.6.1), e.g. `Bearer realm="orca", ApiKey realm="orca", header="X-API-Key"`. */
+          'WWW-Authenticate'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Out of credits; nothing was done. */
+      402: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Wrong state for this action. */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Request body too large. */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Rate limited; retry after `Retry-After` seconds. */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying. */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Temporarily unavailable (backpressure or a dependency down); retry after `Retry-After` seconds. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying. */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
   postModels: {
     parameters: {
       query?: {
@@ -4008,7 +4136,7 @@ export interface operations {
             id: string;
             /** @description Extension: elements that deploy but run differently from Camunda 8, each with what happens instead. Absent when there are none. */
             warnings?: {
-              /** @description SCRIPT_TASK_IS_JOB, ERROR_CATCH_NEEDS_EXTENSION, ASSIGNMENT_IGNORED, FORM_IGNORED, TASK_SCHEDULE_IGNORED, MESSAGE_WAIT_IS_JOB, PROCESS_NOT_EXECUTABLE. */
+              /** @description SCRIPT_TASK_IS_JOB, ERROR_CATCH_NEEDS_EXTENSION, ASSIGNMENT_IGNORED, FORM_IGNORED, TASK_SCHEDULE_IGNORED, MESSAGE_WAIT_IS_JOB, MESSAGE_EVENT_NEEDS_EXTENSION, PROCESS_NOT_EXECUTABLE. */
               code: string;
               /** @description The element (or process) concerned; null for the model as a whole. */
               elementId: string | null;

@@ -81,6 +81,30 @@ describe('Camunda 8 differences at deploy', () => {
     ]);
   });
 
+  it('warns that message starts, boundaries and event subprocess starts fire only through the messages extension', () => {
+    const xml = definitions(
+      '<bpmn:message id="m" name="paid"/>' +
+        '<bpmn:process id="p" isExecutable="true">' +
+        '<bpmn:startEvent id="ms"><bpmn:messageEventDefinition messageRef="m"/></bpmn:startEvent>' +
+        service('t', 'work') +
+        '<bpmn:boundaryEvent id="b" attachedToRef="t"><bpmn:messageEventDefinition messageRef="m"/></bpmn:boundaryEvent>' +
+        end() +
+        end('e2') +
+        flow('f1', 'ms', 't') +
+        flow('f2', 't', 'end') +
+        flow('f3', 'b', 'e2') +
+        '<bpmn:subProcess id="esp" triggeredByEvent="true"><bpmn:startEvent id="es" isInterrupting="false"><bpmn:messageEventDefinition messageRef="m"/></bpmn:startEvent>' +
+        end('ee') +
+        flow('r1', 'es', 'ee') +
+        '</bpmn:subProcess></bpmn:process>',
+    );
+    expect(warningsOf(xml)).toEqual([
+      ['ms', 'MESSAGE_EVENT_NEEDS_EXTENSION'],
+      ['b', 'MESSAGE_EVENT_NEEDS_EXTENSION'],
+      ['es', 'MESSAGE_EVENT_NEEDS_EXTENSION'],
+    ]);
+  });
+
   it('warns of error catches only a worker-thrown error can reach, not of those an error end event or a call activity can', () => {
     const onTask = definitions(
       errors +

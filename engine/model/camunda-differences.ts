@@ -10,7 +10,13 @@ import type { NodeInfo, ProcessRead } from './read-process.ts';
 import type { ModelWarning } from './types.ts';
 
 export type CamundaDifference =
-  'SCRIPT_TASK_IS_JOB' | 'ERROR_CATCH_NEEDS_EXTENSION' | 'ASSIGNMENT_IGNORED' | 'FORM_IGNORED' | 'TASK_SCHEDULE_IGNORED' | 'MESSAGE_WAIT_IS_JOB';
+  | 'SCRIPT_TASK_IS_JOB'
+  | 'ERROR_CATCH_NEEDS_EXTENSION'
+  | 'ASSIGNMENT_IGNORED'
+  | 'FORM_IGNORED'
+  | 'TASK_SCHEDULE_IGNORED'
+  | 'MESSAGE_WAIT_IS_JOB'
+  | 'MESSAGE_EVENT_NEEDS_EXTENSION';
 
 /** The differences in one executable process, in document order. */
 export function camundaDifferences(p: ProcessRead): ModelWarning[] {
@@ -27,6 +33,20 @@ export function camundaDifferences(p: ProcessRead): ModelWarning[] {
     }
     if (kind === 'intermediateCatchEvent' && info.eventKind === 'message') {
       add(id, 'MESSAGE_WAIT_IS_JOB', messageWait(`message catch event '${id}'`, `event:message:${id}`));
+    }
+    if (node.eventDefinition?.kind === 'message' && (kind === 'boundaryEvent' || kind === 'startEvent')) {
+      const what =
+        kind === 'boundaryEvent'
+          ? `Message boundary event '${id}'`
+          : info.scope === 'eventSubProcess'
+            ? `Message start event '${id}' of an event subprocess`
+            : `Message start event '${id}'`;
+      add(
+        id,
+        'MESSAGE_EVENT_NEEDS_EXTENSION',
+        `${what} is triggered only by a message published through the extension POST /api/v1/messages; Orca's documented API publishes ` +
+          'no messages, so without it the event never fires.',
+      );
     }
     if (node.eventDefinition?.kind === 'error' && (kind === 'boundaryEvent' || kind === 'startEvent') && !errorCanReach(p, info)) {
       const what = kind === 'boundaryEvent' ? `Error boundary event '${id}'` : `Error start event '${id}' of an event subprocess`;
@@ -91,7 +111,8 @@ function messageWait(what: string, jobType: string): string {
   return (
     `The ${what} waits in Camunda 8 for a published message correlated by its key; in Orca it is a job of type '${jobType}' that a worker ` +
     'completes, and that worker must check itself that the instance is the one the message is for (the job carries the message name and ' +
-    'the evaluated correlation key in `message`).'
+    'the evaluated correlation key in `message`). With the extension POST /api/v1/messages, a published message completes it too and ' +
+    'withdraws the job.'
   );
 }
 

@@ -195,6 +195,13 @@ function readNode(el: XmlElement, id: string, parent: string | null, scope: Scop
     if (kind === 'intermediateCatchEvent' && event.kind === 'message') {
       node.job = messageCatchJob(id, zeebe, event.definition?.messageName, event.definition?.correlationKey);
     }
+    // Message throw and end events are jobs of their zeebe:taskDefinition type, like send tasks (as Zeebe runs them).
+    if ((kind === 'intermediateThrowEvent' || kind === 'endEvent') && event.kind === 'message') {
+      const job = taskDefinitionJob(zeebe);
+      if (job) node.job = job;
+      checkValueFeel(zeebe.taskDefinition?.type, id, `the job type of ${ref}`, findings);
+      checkValueFeel(zeebe.taskDefinition?.retries, id, `the retries of ${ref}`, findings);
+    }
   }
 
   if (ACTIVITIES.has(kind) || GATEWAYS.has(kind)) {

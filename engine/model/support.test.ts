@@ -127,6 +127,23 @@ describe('supported since the runtime learned them', () => {
       ),
     ],
     ['event subprocess with a non-interrupting timer start', eventSubProcess(`<bpmn:startEvent id="xs" isInterrupting="false">${timer}</bpmn:startEvent>`)],
+    // Messages (extension): only a published message triggers these; throw and end events are jobs like send tasks.
+    ['message boundary', '<bpmn:boundaryEvent id="x" attachedToRef="host"><bpmn:messageEventDefinition messageRef="m"/></bpmn:boundaryEvent>'],
+    [
+      'non-interrupting message boundary',
+      '<bpmn:boundaryEvent id="x" attachedToRef="host" cancelActivity="false"><bpmn:messageEventDefinition messageRef="m"/></bpmn:boundaryEvent>',
+    ],
+    ['message start', '<bpmn:startEvent id="x"><bpmn:messageEventDefinition messageRef="m"/></bpmn:startEvent>'],
+    ['message end', `<bpmn:endEvent id="x">${ext('<zeebe:taskDefinition type="notify"/>')}<bpmn:messageEventDefinition messageRef="m"/></bpmn:endEvent>`],
+    [
+      'message throw',
+      `<bpmn:intermediateThrowEvent id="x">${ext('<zeebe:taskDefinition type="notify"/>')}<bpmn:messageEventDefinition messageRef="m"/></bpmn:intermediateThrowEvent>`,
+    ],
+    ['event subprocess with a message start', eventSubProcess('<bpmn:startEvent id="xs"><bpmn:messageEventDefinition messageRef="m"/></bpmn:startEvent>')],
+    [
+      'event subprocess with a non-interrupting message start',
+      eventSubProcess('<bpmn:startEvent id="xs" isInterrupting="false"><bpmn:messageEventDefinition messageRef="m"/></bpmn:startEvent>'),
+    ],
     ['event subprocess with an error start', eventSubProcess('<bpmn:startEvent id="xs"><bpmn:errorEventDefinition errorRef="err"/></bpmn:startEvent>')],
     [
       'event subprocess with an escalation start',
@@ -257,18 +274,6 @@ describe('not valid in this position', () => {
 describe('not supported yet, or never', () => {
   const cases: [label: string, element: string, id: string, expected: string][] = [
     [
-      'message boundary',
-      '<bpmn:boundaryEvent id="x" attachedToRef="host"><bpmn:messageEventDefinition messageRef="m"/></bpmn:boundaryEvent>',
-      'x',
-      "Message boundary event 'x' is not yet supported by Orca: SPEC.md has no API",
-    ],
-    [
-      'non-interrupting message boundary',
-      '<bpmn:boundaryEvent id="x" attachedToRef="host" cancelActivity="false"><bpmn:messageEventDefinition messageRef="m"/></bpmn:boundaryEvent>',
-      'x',
-      "Non-interrupting message boundary event 'x' is not yet supported by Orca: SPEC.md has no API",
-    ],
-    [
       'compensation throw',
       '<bpmn:intermediateThrowEvent id="x"><bpmn:compensateEventDefinition/></bpmn:intermediateThrowEvent>',
       'x',
@@ -303,24 +308,6 @@ describe('not supported yet, or never', () => {
       '<bpmn:startEvent id="x"><bpmn:conditionalEventDefinition><bpmn:condition>=a</bpmn:condition></bpmn:conditionalEventDefinition></bpmn:startEvent>',
       'x',
       "Conditional start event 'x' is not yet supported by Orca.",
-    ],
-    [
-      'message start',
-      '<bpmn:startEvent id="x"><bpmn:messageEventDefinition messageRef="m"/></bpmn:startEvent>',
-      'x',
-      "Message start event 'x' is not yet supported by Orca: instances start through POST /api/v1/process-instances and SPEC.md has no API that publishes or correlates messages (SPEC.md Events); use a none start event.",
-    ],
-    [
-      'message end',
-      '<bpmn:endEvent id="x"><bpmn:messageEventDefinition messageRef="m"/></bpmn:endEvent>',
-      'x',
-      "Message end event 'x' is not yet supported by Orca: Orca publishes no messages (SPEC.md Events)",
-    ],
-    [
-      'message throw',
-      '<bpmn:intermediateThrowEvent id="x"><bpmn:messageEventDefinition messageRef="m"/></bpmn:intermediateThrowEvent>',
-      'x',
-      "Message intermediate throw event 'x' is not yet supported by Orca: Orca publishes no messages (SPEC.md Events)",
     ],
     [
       'signal throw',
@@ -380,18 +367,6 @@ describe('not supported yet, or never', () => {
       "Ad-hoc subprocess 'x' is not yet supported by Orca.",
     ],
     ['transaction', '<bpmn:transaction id="x"><bpmn:startEvent id="ts"/></bpmn:transaction>', 'x', "Transaction subprocess 'x' is not yet supported by Orca."],
-    [
-      'message start of an event subprocess',
-      '<bpmn:subProcess id="esp" triggeredByEvent="true"><bpmn:startEvent id="x"><bpmn:messageEventDefinition messageRef="m"/></bpmn:startEvent></bpmn:subProcess>',
-      'x',
-      "Message start event 'x' of an event subprocess is not yet supported by Orca: SPEC.md has no API that publishes or correlates messages (SPEC.md Events).",
-    ],
-    [
-      'non-interrupting message start of an event subprocess',
-      '<bpmn:subProcess id="esp" triggeredByEvent="true"><bpmn:startEvent id="x" isInterrupting="false"><bpmn:messageEventDefinition messageRef="m"/></bpmn:startEvent></bpmn:subProcess>',
-      'x',
-      "Non-interrupting message start event 'x' of an event subprocess is not yet supported by Orca: SPEC.md has no API",
-    ],
     ['unknown BPMN element', '<bpmn:choreographyTask id="x"/>', 'x', "Choreography task 'x' is not supported by Orca."],
     ['implicit throw', '<bpmn:implicitThrowEvent id="x"/>', 'x', "None implicit throw event 'x' is not supported: use an intermediate throw event."],
     [

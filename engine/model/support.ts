@@ -36,8 +36,6 @@ export interface SupportEntry {
 const SUPPORTED: SupportEntry = { status: 'supported' };
 const NOT_YET: SupportEntry = { status: 'notYet' };
 const NO_SIGNALS: SupportEntry = { status: 'never', reason: 'Orca has no signal API (SPEC.md Events)' };
-const NO_MESSAGE_API = 'SPEC.md has no API that publishes or correlates messages (SPEC.md Events)';
-const NO_MESSAGE_PUBLISHING = 'Orca publishes no messages (SPEC.md Events); use a send task, whose job a worker completes after sending the message';
 
 export const SUPPORT: Readonly<Record<string, SupportEntry>> = {
   // Events
@@ -45,24 +43,23 @@ export const SUPPORT: Readonly<Record<string, SupportEntry>> = {
   'startEvent:none:subProcess': SUPPORTED,
   'startEvent:*:subProcess': { status: 'invalid', reason: 'an embedded subprocess starts with a single none start event' },
   'startEvent:none:eventSubProcess': { status: 'invalid', reason: 'an event subprocess must start with an event (message, timer, error, …)' },
-  'startEvent:message': { status: 'notYet', reason: `instances start through POST /api/v1/process-instances and ${NO_MESSAGE_API}; use a none start event` },
-  'startEvent:message:eventSubProcess': { status: 'notYet', reason: NO_MESSAGE_API },
+  // Message events (extension): only a published message (POST /api/v1/messages) starts or triggers them; without one they never fire.
+  'startEvent:message': SUPPORTED,
+  'startEvent:message:eventSubProcess': SUPPORTED,
   'endEvent:none': SUPPORTED,
   'endEvent:terminate': SUPPORTED,
-  'endEvent:message': { status: 'notYet', reason: NO_MESSAGE_PUBLISHING },
+  // Message throw and end events wait as jobs of their zeebe:taskDefinition type, like send tasks.
+  'endEvent:message': SUPPORTED,
   'endEvent:timer': { status: 'invalid', reason: 'an end event cannot wait for a timer' },
   'endEvent:conditional': { status: 'invalid', reason: 'an end event cannot wait for a condition' },
   'endEvent:link': { status: 'invalid', reason: 'links are intermediate events' },
   'intermediateCatchEvent:message': SUPPORTED,
   'intermediateCatchEvent:none': { status: 'invalid', reason: 'an intermediate catch event needs an event definition' },
   'intermediateThrowEvent:none': SUPPORTED,
-  'intermediateThrowEvent:message': { status: 'notYet', reason: NO_MESSAGE_PUBLISHING },
+  'intermediateThrowEvent:message': SUPPORTED,
   // Without this the event wildcards below (*:timer, …) would let it through to a runtime without a processor for it.
   'implicitThrowEvent:*': { status: 'never', reason: 'use an intermediate throw event' },
-  'boundaryEvent:message': {
-    status: 'notYet',
-    reason: `${NO_MESSAGE_API}; a message wait is a receive task or a message intermediate catch event, completed by a worker as a job`,
-  },
+  'boundaryEvent:message': SUPPORTED,
   'boundaryEvent:none': { status: 'invalid', reason: 'a boundary event needs an event definition' },
   boundaryEvent: SUPPORTED,
   '*:timer': SUPPORTED,

@@ -208,10 +208,14 @@ describe('start events and executable processes', () => {
     );
   });
 
-  it('a process with only a message start is rejected for the message start, not for a missing start', () => {
-    const problems = problemsOf(bpmnDoc('<bpmn:startEvent id="ms"><bpmn:messageEventDefinition/></bpmn:startEvent>'));
-    expect(messagesFor(problems, 'p')).toEqual([]);
-    expect(only(problems, 'ms')).toContain("Message start event 'ms' is not yet supported by Orca");
+  it('a process with only a message start deploys (a published message starts it, extension)', () => {
+    const model = compileOk(bpmnDoc('<bpmn:startEvent id="ms"><bpmn:messageEventDefinition/></bpmn:startEvent>'));
+    expect(model.processes[0].startEvents).toEqual(['ms']);
+  });
+
+  it('a message throw or end event needs a job type, like a send task', () => {
+    const problems = problemsOf(bpmnDoc(chain(['t'], ['<bpmn:intermediateThrowEvent id="t"><bpmn:messageEventDefinition/></bpmn:intermediateThrowEvent>'])));
+    expect(only(problems, 't')).toContain('has no job type: add <zeebe:taskDefinition type="…"/>');
   });
 
   it('two none start events', () => {

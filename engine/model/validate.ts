@@ -147,7 +147,8 @@ function checkTasks(p: ProcessRead, findings: Findings): void {
   for (const info of p.nodes.values()) {
     const { node, kind } = info;
     const subject = named(kind, node.id);
-    if ((kind === 'serviceTask' || kind === 'sendTask') && taskDefinitionType(info.zeebe) === undefined) {
+    const messageThrow = (kind === 'intermediateThrowEvent' || kind === 'endEvent') && info.eventKind === 'message';
+    if ((kind === 'serviceTask' || kind === 'sendTask' || messageThrow) && taskDefinitionType(info.zeebe) === undefined) {
       const hint = camunda7Hint(info);
       findings.problem(
         node.id,

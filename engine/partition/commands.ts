@@ -10,6 +10,31 @@ export type EngineCommand = (
   /** A worker threw a BPMN error for its job (extension). */
   | { kind: 'throwJobError'; account: string; jobKey: string; errorCode: string; errorMessage?: string; variables?: Variables }
   | { kind: 'cancel'; account: string; instanceKey: string }
+  /**
+   * Extension: publish a message, on its message partition (hash of account, name and correlation key):
+   * correlate it there, start at most `maxStarts` instances by message start events (the credits the
+   * API charged), and buffer it for `timeToLive` ms. Its other partitions hear of it by deliverMessage.
+   */
+  | {
+      kind: 'publishMessage';
+      account: string;
+      name: string;
+      correlationKey: string;
+      variables: Variables;
+      timeToLive: number;
+      messageId?: string;
+      maxStarts: number;
+    }
+  /** Extension: a message published on its message partition, for this partition's subscriptions (and buffer, until `expiresAt`). */
+  | {
+      kind: 'deliverMessage';
+      account: string;
+      messageKey: string;
+      name: string;
+      correlationKey: string;
+      variables: Variables;
+      expiresAt: number;
+    }
   /** A new version was deployed: (re)arm its timer start events, withdrawing the previous version's. */
   | { kind: 'scheduleStartTimers'; account: string; bpmnProcessId: string; version: number }
 ) & {
@@ -53,7 +78,14 @@ export interface StartedInstance {
   state: string;
 }
 
-export type CommandReply = ({ ok: true; value: StartedInstance | { done: true } } | { ok: false; code: RejectionCode; message: string }) & {
+/** What the message partition answers a publishMessage with (extension). */
+export type PublishOutcome =
+  | { published: true; messageKey: string; started: number; expiresAt: number }
+  /** A message with this messageId (and name and correlation key) is still buffered: nothing was published; it is described so the API can finish its delivery. */
+  | { published: false; reason: 'duplicate'; messageKey: string; variables: Variables; expiresAt: number }
+  | { published: false; reason: 'bufferFull'; limit: number };
+
+export type CommandReply = ({ ok: true; value: StartedInstance | PublishOutcome | { done: true } } | { ok: false; code: RejectionCode; message: string }) & {
   /** The origin of the command that was applied, when it carried one (stored with the result). */
   origin?: CommandOrigin;
 };

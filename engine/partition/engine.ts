@@ -18,7 +18,8 @@ import { createQueues, type ActivatedJob, type Queues } from '../queue/index.ts'
 import type { Variables } from '../runtime/types.ts';
 import { createStore, openDatabase, StoreUnavailableError, type Database, type Store, type Tx } from '../store/index.ts';
 import { commandClient, freshKeys, withTimeout } from './command-client.ts';
-import type { CommandOrigin, EngineCommand, StartedInstance } from './commands.ts';
+import type { CommandOrigin, EngineCommand, PublishOutcome, StartedInstance } from './commands.ts';
+import { messageStartTargets } from './message-starts.ts';
 import { EngineError } from './engine-error.ts';
 import { createRedisFlushMarker, type FlushMarker } from './flush-marker.ts';
 import { partitionOfKey } from './keys.ts';
@@ -81,6 +82,16 @@ export interface DeployedProcess {
   isNew: boolean;
 }
 
+/** A message to publish (extension, docs/messages.md). */
+export interface MessageToPublish {
+  name: string;
+  correlationKey: string;
+  variables: Variables;
+  /** ms; 0: not buffered. */
+  timeToLive: number;
+  messageId?: string;
+}
+
 /** What a worker throws instead of completing its job. */
 export interface JobError {
   errorCode: string;
@@ -124,6 +135,16 @@ export interface Engine {
    */
   hasCommandResult(account: string, commandKey: string, jobKey?: string): Promise<boolean>;
   cancelInstance(account: string, instanceKey: string): Promise<void>;
+  /** Extension: how many instances a message of this name would start (latest versions with a message start event of that name). */
+  messageStarts(account: string, name: string): Promise<number>;
+  /**
+   * Extension: publishes a message on its message partition (starting at
+   * most `maxStarts` instances), then delivers it to every other partition;
+   * resolves once all have committed it. A duplicate (a buffered message
+   * with the same messageId) is delivered again, so a publish interrupted
+   * half-way is completed by its retry, and is reported as such.
+   */
+  publishMessage(account: string, message: MessageToPublish, maxStarts: number): Promise<PublishOutcome>;
   /** Partitions this process leads (role all/engine). */
   ownedPartitions(): number[];
   /** Partitions this process leads that have not been able to commit for at least `forMs` (readiness). */
@@ -392,6 +413,31 @@ function engineApi(parts: {
 
     async cancelInstance(account, instanceKey) {
       await send(partitionOf(instanceKey, 'Process instance'), { kind: 'cancel', account, instanceKey });
+    },
+
+    async messageStarts(account, name) {
+      return (await unavailableAsEngineError(() => messageStartTargets(models, account, name))).length;
+    },
+
+    async publishMessage(account, message, maxStarts) {
+      const { name, correlationKey, variables } = message;
+      const home = hashToPartition(`${account}\u0000${name}\u0000${correlationKey}`, partitions);
+      const command: EngineCommand = { kind: 'publishMessage', account, name, correlationKey, variables, timeToLive: message.timeToLive, maxStarts };
+      if (message.messageId !== undefined) command.messageId = message.messageId;
+      // Refused under backpressure like a start: a publish may start instances.
+      const outcome = (await send(home, command, undefined, maxPending + 1)).value as PublishOutcome;
+      if (outcome.published || outcome.reason === 'duplicate') {
+        const deliver = outcome.published ? { variables, expiresAt: outcome.expiresAt } : { variables: outcome.variables, expiresAt: outcome.expiresAt };
+        const sends: Promise<unknown>[] = [];
+        for (let p = 0; p < partitions; p++) {
+          if (p === home) continue;
+          // One key per message and partition: a delivery sent again (a retried duplicate) is applied once.
+          const key = scoped(account, `message:${outcome.messageKey}`);
+          sends.push(send(p, { kind: 'deliverMessage', account, messageKey: outcome.messageKey, name, correlationKey, ...deliver }, key));
+        }
+        await Promise.all(sends);
+      }
+      return outcome;
     },
 
     ownedPartitions: () => shard?.owned() ?? [],

@@ -6,7 +6,9 @@
 // a caller that must keep the state before the command passes a copy
 // (structuredClone). A rejected command leaves the document untouched.
 import { subscribeEventSubProcesses } from './behavior/event-subprocess.ts';
+import { correlate } from './behavior/correlate.ts';
 import { raiseIncident, setAside } from './behavior/incident.ts';
+import { findSubscription } from './behavior/messages.ts';
 import { jobOffer } from './behavior/job.ts';
 import { armRetryBackOff, retryBackOffPassed } from './behavior/retry-back-off.ts';
 import { raiseUnhandledError, throwChildError, throwChildEscalation, throwJobError } from './behavior/throw.ts';
@@ -61,6 +63,8 @@ export function apply(instance: ProcessInstance | null, command: Command, ctx: A
       });
     case 'childEscalation':
       return withCallActivity(instance, command.elementInstanceKey, ctx, (exec, ei) => throwChildEscalation(exec, ei, command.escalationCode));
+    case 'correlateMessage':
+      return correlateMessage(instance, command, ctx);
     case 'setAside':
       return run(instance, ctx, (exec) => setAside(exec, command.message, command.elementInstanceKey));
     case 'errorUnhandled': {
@@ -235,6 +239,17 @@ function fireTimer(instance: ProcessInstance, timerKey: string, ctx: ApplyContex
       processorFor(node).timerFired?.(exec, owner, node, timer);
     }
   });
+}
+
+/** Extension: a published message for one of the instance's open subscriptions; a message correlates to an instance at most once. */
+function correlateMessage(instance: ProcessInstance, command: Extract<Command, { type: 'correlateMessage' }>, ctx: ApplyContext): ApplyResult {
+  if (instance.correlatedMessages?.includes(command.messageKey)) {
+    return { ok: false, code: 'INVALID_STATE', message: `Message '${command.messageKey}' was already correlated to process instance '${instance.key}'.` };
+  }
+  if (command.variables !== undefined && !isVariables(command.variables)) return BAD_VARIABLES;
+  const subscription = findSubscription(instance.subscriptions, command.name, command.correlationKey, command.subscriptionKey);
+  if (subscription === undefined) return notFound(`Process instance '${instance.key}' does not wait for message '${command.name}' with that correlation key.`);
+  return run(instance, ctx, (exec) => correlate(exec, subscription, command.messageKey, command.variables));
 }
 
 function withCallActivity(instance: ProcessInstance, eiKey: string, ctx: ApplyContext, body: (exec: Execution, ei: ElementInstance) => void): ApplyResult {

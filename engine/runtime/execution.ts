@@ -16,6 +16,7 @@ import { applyInputs, applyOutputs } from './behavior/io-mapping.ts';
 import { cancelJob } from './behavior/job.ts';
 import { innerCompleted, multiInstanceBodyProcessor } from './container/multi-instance.ts';
 import { subscribeBoundaries } from './behavior/boundary.ts';
+import { closeSubscriptionsOf } from './behavior/messages.ts';
 import { cancelTimersOf } from './behavior/timers.ts';
 import type { Arrival, ElementProcessor } from './element-processor.ts';
 import { processorFor } from './processors.ts';
@@ -107,6 +108,7 @@ export class Execution {
   /** Final state: withdraws the process-level subscriptions (event subprocess timers). */
   endInstance(state: 'COMPLETED' | 'TERMINATED'): void {
     cancelTimersOf(this, this.instance.key);
+    if (this.instance.subscriptions !== undefined) closeSubscriptionsOf(this, this.instance.key);
     this.instance.state = state;
     this.instance.endedAt = this.now;
     this.record(state === 'COMPLETED' ? 'PROCESS_INSTANCE_COMPLETED' : 'PROCESS_INSTANCE_TERMINATED', {
@@ -284,6 +286,7 @@ export class Execution {
     const prefix = `${scopeKey}/`;
     for (const joinKey of Object.keys(this.instance.joins)) if (joinKey.startsWith(prefix)) delete this.instance.joins[joinKey];
     cancelTimersOf(this, scopeKey);
+    if (this.instance.subscriptions !== undefined) closeSubscriptionsOf(this, scopeKey);
     if (scopeKey === this.instance.key) this.instance.children = 0;
     else {
       const scope = this.instance.elements[scopeKey];
@@ -299,6 +302,7 @@ export class Execution {
       cancelTimersOf(this, ei.key);
       break;
     }
+    if (this.instance.subscriptions !== undefined) closeSubscriptionsOf(this, ei.key);
   }
 }
 

@@ -10,6 +10,8 @@ import type { ProcessModel } from '../model/types.ts';
 import { apply } from './apply.ts';
 import { visibleVariables } from './behavior/variables.ts';
 import { childStartCommand, type StartChild } from './child-start.ts';
+import { MessageBuffer, SubscriptionIndex } from './message-buffer.ts';
+import { messageStartsOf } from './message-starts.ts';
 import { startTimersOf } from './start-timers.ts';
 import { nextDue, type TimerSchedule } from '../timer/index.ts';
 import type { ApplyContext, ApplyResult, Command, DecisionEvaluator, HistoryRecord, JobOffer, ProcessInstance, Variables } from './types.ts';
@@ -34,6 +36,16 @@ export interface InMemoryEngineOptions {
    * command is dropped.
    */
   route?: (instanceKey: string, command: Command) => void;
+}
+
+/** A message to publish (extension): Zeebe's PublishMessage. */
+export interface PublishedMessage {
+  name: string;
+  correlationKey?: string;
+  variables?: Variables;
+  /** How long it stays buffered for subscriptions opened later, ms; 0 (the default) = not buffered. */
+  timeToLive?: number;
+  messageId?: string;
 }
 
 export class CommandRejected extends Error {
@@ -64,6 +76,8 @@ export class InMemoryEngine {
   private readonly timers = new Map<string, ScheduledTimer>();
   /** Commands for other instances, applied after the one that produced them. */
   private readonly outbox: { instanceKey: string; command: Command }[] = [];
+  private readonly buffer = new MessageBuffer();
+  private readonly subscriptions = new SubscriptionIndex();
   private counter = 2251799813685248; // 2^51, so keys look like the durable engine's 64-bit keys
   private readonly now: () => number;
   private readonly evaluate: DecisionEvaluator = (decisionId, variables) => {
@@ -178,6 +192,44 @@ export class InMemoryEngine {
     this.drainOutbox();
   }
 
+  /**
+   * Publishes a message (extension): it correlates to every instance with a
+   * matching open subscription (once each), starts an instance of each
+   * deployed process with a message start event of that name, and, with a
+   * time to live, stays buffered for subscriptions opened later. Returns
+   * the message key and the instances it started.
+   */
+  publishMessage(message: PublishedMessage): { messageKey: string; startedInstances: string[] } {
+    const now = this.now();
+    const correlationKey = message.correlationKey ?? '';
+    this.buffer.expire(now);
+    if (message.messageId !== undefined && this.buffer.withMessageId('', message.name, correlationKey, message.messageId, now) !== undefined) {
+      throw new CommandRejected('ALREADY_EXISTS', `A message named '${message.name}' with messageId '${message.messageId}' is still buffered.`);
+    }
+    const messageKey = this.nextKey();
+    const variables = message.variables ?? {};
+    for (const instanceKey of this.subscriptions.instancesFor('', message.name, correlationKey)) {
+      this.outbox.push({ instanceKey, command: { type: 'correlateMessage', messageKey, name: message.name, correlationKey, variables } });
+    }
+    this.drainOutbox();
+    const startedInstances: string[] = [];
+    for (const { model } of [...this.models.values()]) {
+      for (const start of messageStartsOf(model)) {
+        if (start.name === message.name) startedInstances.push(this.start(model.id, variables, start.elementId));
+      }
+    }
+    const ttl = message.timeToLive ?? 0;
+    if (ttl > 0) {
+      this.buffer.add({ key: messageKey, account: '', name: message.name, correlationKey, variables, expiresAt: now + ttl, messageId: message.messageId });
+    }
+    return { messageKey, startedInstances };
+  }
+
+  /** The open message subscriptions of an instance (extension), for `orca simulate --message`. */
+  subscriptionsOf(instanceKey: string): { name: string; correlationKey: string; elementId: string }[] {
+    return Object.values(this.instances.get(instanceKey)?.subscriptions ?? {});
+  }
+
   /** Moves nothing but fires, in due order, every timer due at or before now(). Returns how many fired. */
   fireDueTimers(): number {
     let fired = 0;
@@ -290,6 +342,29 @@ export class InMemoryEngine {
         }
         case 'sendCommand':
           this.outbox.push({ instanceKey: effect.instanceKey, command: effect.command });
+          break;
+        case 'openSubscription': {
+          const s = effect.subscription;
+          this.subscriptions.open('', instance.key, s);
+          // A buffered message the instance has not had yet correlates at once.
+          const buffered = this.buffer.firstFor('', s.name, s.correlationKey, this.now(), instance.correlatedMessages);
+          if (buffered !== undefined) {
+            this.outbox.push({
+              instanceKey: instance.key,
+              command: {
+                type: 'correlateMessage',
+                messageKey: buffered.key,
+                name: s.name,
+                correlationKey: s.correlationKey,
+                variables: buffered.variables,
+                subscriptionKey: s.key,
+              },
+            });
+          }
+          break;
+        }
+        case 'closeSubscription':
+          this.subscriptions.close('', effect.subscription);
           break;
       }
     }

@@ -77,6 +77,21 @@ export interface JobMessage {
   correlationKey?: string;
 }
 
+/**
+ * Extension: a message wait with an evaluated name and correlation key
+ * (Zeebe's message subscription). `elementId` is the message event (catch
+ * event, receive task, boundary event, event subprocess start); `ownerKey`
+ * who holds it: the waiting element instance, the boundary's host, the
+ * event-based gateway, or the scope of an event subprocess.
+ */
+export interface MessageSubscription {
+  key: string;
+  name: string;
+  correlationKey: string;
+  elementId: string;
+  ownerKey: string;
+}
+
 export type IncidentType =
   | 'JOB_NO_RETRIES'
   | 'CONDITION_ERROR'
@@ -127,6 +142,10 @@ export interface ProcessInstance {
   depth?: number;
   startedAt: number;
   endedAt?: number;
+  /** Extension (messages): the message subscriptions open now, by key. Absent when none ever opened. */
+  subscriptions?: Record<string, MessageSubscription>;
+  /** Extension (messages): keys of the messages correlated to this instance, so none correlates twice. */
+  correlatedMessages?: string[];
   /**
    * Why the engine set this instance aside: a command for it could not be
    * stored (Zeebe's banned instance). It takes no more commands but cancel.
@@ -172,6 +191,8 @@ export type Command =
   | { type: 'childEscalation'; elementInstanceKey: string; escalationCode: string }
   /** To a child: nobody above caught the error it threw. */
   | { type: 'errorUnhandled'; elementInstanceKey: string }
+  /** Extension: a published message for one of the instance's subscriptions (by key, or the first matching name and correlation key). */
+  | { type: 'correlateMessage'; messageKey: string; name: string; correlationKey: string; variables?: Variables; subscriptionKey?: string }
   /** The engine could not process a command for this instance: an incident at the element it addressed (or the process), and no more commands. */
   | { type: 'setAside'; message: string; elementInstanceKey?: string };
 
@@ -222,7 +243,8 @@ export type RecordType =
   | 'CASE_INSTANCE_STARTED'
   | 'CASE_INSTANCE_COMPLETED'
   | 'CASE_INSTANCE_TERMINATED'
-  | 'PLAN_ITEM_TRANSITIONED';
+  | 'PLAN_ITEM_TRANSITIONED'
+  | 'MESSAGE_CORRELATED';
 
 export interface HistoryRecord {
   type: RecordType;
@@ -257,6 +279,9 @@ export type Effect =
   | { type: 'cancelTimer'; timerKey: string }
   /** Start a child instance of the latest deployed version of `bpmnProcessId` under this key, passing `depth` on in its start command. */
   | { type: 'startChild'; childInstanceKey: string; bpmnProcessId: string; variables: Variables; parentElementInstanceKey: string; depth: number }
+  /** Extension: a message subscription opened (whoever holds buffered messages may correlate one now). */
+  | { type: 'openSubscription'; subscription: MessageSubscription }
+  | { type: 'closeSubscription'; subscription: MessageSubscription }
   /** Apply `command` to another instance (parent or child). */
   | { type: 'sendCommand'; instanceKey: string; command: Command };
 

@@ -126,6 +126,26 @@ function addBatch(batch: Batch, put: (name: string, items: unknown[]) => void): 
     'td',
     [...timersDeleted].map((k) => ({ p, k })),
   );
+  const messagesDeleted = new Set(batch.messagesDelete ?? []);
+  put(
+    'mi',
+    (batch.messagesInsert ?? [])
+      .filter((m) => !messagesDeleted.has(m.key))
+      .map((m) => ({
+        p,
+        k: m.key,
+        a: m.account,
+        n: m.name,
+        ck: m.correlationKey,
+        v: m.variables,
+        mi: m.messageId ?? null,
+        exp: new Date(m.expiresAt),
+      })),
+  );
+  put(
+    'md',
+    [...messagesDeleted].map((k) => ({ p, k })),
+  );
   put(
     'x',
     lastByKey(batch.incidentsInsert ?? [], (i) => i.key).map((i) => ({

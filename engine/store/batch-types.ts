@@ -83,6 +83,18 @@ export interface CompletedTaskWrite {
   completedAt: number;
 }
 
+/** A message buffered on the batch's partition (extension; schema.ts buffered_messages). */
+export interface MessageWrite {
+  key: string;
+  account: string;
+  name: string;
+  correlationKey: string;
+  variables: Record<string, unknown>;
+  messageId?: string;
+  /** Epoch ms. */
+  expiresAt: number;
+}
+
 export interface CommandWrite {
   /** The command's idempotency key. */
   key: string;
@@ -104,6 +116,9 @@ export interface Batch {
   timersUpsert?: TimerWrite[];
   timersDelete?: string[];
   incidentsInsert?: IncidentWrite[];
+  /** Messages buffered on this partition, and those whose time to live ran out (by key). */
+  messagesInsert?: MessageWrite[];
+  messagesDelete?: string[];
   /** In order; positions per instance continue from what is already stored. */
   history?: HistoryWrite[];
   commands?: CommandWrite[];

@@ -144,6 +144,19 @@ timer_del as (
   where t.key = any (array(select x.k from jsonb_to_recordset($1::jsonb->'td') as x(p int, k int8)
                            where x.p in (select id from ok)))
 ),
+msg_ins as (
+  insert into buffered_messages (partition, key, account, name, correlation_key, variables, message_id, expires_at)
+  select x.p, x.k, x.a, x.n, x.ck, x.v, x.mi, x.exp
+  from jsonb_to_recordset($1::jsonb->'mi')
+       as x(p int, k int8, a text, n text, ck text, v jsonb, mi text, exp timestamptz)
+  where x.p in (select id from ok)
+  on conflict (partition, key) do nothing
+),
+msg_del as (
+  delete from buffered_messages t
+  where (t.partition, t.key) in (select x.p, x.k from jsonb_to_recordset($1::jsonb->'md') as x(p int, k int8)
+                                 where x.p in (select id from ok))
+),
 incident_ins as (
   insert into incidents (key, account, partition, instance_key, bpmn_process_id, element_id, element_instance_key, job_key, type, message, created_at)
   select x.k, x.a, x.p, x.ik, x.b, x.el, x.ek, x.jk, x.ty, x.m, coalesce(x.c, now())

@@ -25,6 +25,7 @@ import { mailboxRepository } from './mailbox-repository.ts';
 import { platformAppsRepository } from './platform-apps-repository.ts';
 import { requestKeysRepository } from './request-keys-repository.ts';
 import { statisticsRepository } from './statistics-repository.ts';
+import { messagesRepository } from './messages-repository.ts';
 import { timersRepository } from './timers-repository.ts';
 import { webhooksRepository } from './webhooks-repository.ts';
 
@@ -41,6 +42,7 @@ export function createStore(db: Db, writer: Db = db) {
     tasks: tasksRepository(db),
     completedTasks: completedTasksRepository(db),
     timers: timersRepository(db),
+    messages: messagesRepository(db),
     incidents: incidentsRepository(db),
     history: historyRepository(db),
     statistics: statisticsRepository(db),
@@ -98,6 +100,7 @@ export * from './runtime-rows.ts';
 export * from './statistics-repository.ts';
 export * from './tasks-repository.ts';
 export * from './timers-repository.ts';
+export * from './messages-repository.ts';
 export * from './webhook-outbox.ts';
 export * from './webhooks-repository.ts';
 export * as schema from './schema.ts';

@@ -17,6 +17,7 @@ const TABLES = [
   'agent_sessions',
   'agents',
   'api_keys',
+  'buffered_messages',
   'command_attempts',
   'commands',
   'completed_tasks',

@@ -172,6 +172,31 @@ export const timers = pgTable(
   (t) => [index('timers_partition_due_idx').on(t.partition, t.dueAt)],
 );
 
+/**
+ * Messages published with a time to live (extension, docs/messages.md),
+ * buffered for subscriptions opened later. Each partition keeps its own copy
+ * of a buffered message (written by its leader's batch), so a subscription
+ * opened on any partition finds it without asking another; the message
+ * partition's copy also answers messageId uniqueness. Loaded at recovery;
+ * expired rows are deleted by key as the leader's in-memory heap pops them,
+ * and the index on (partition, expires_at) serves the recovery load.
+ */
+export const bufferedMessages = pgTable(
+  'buffered_messages',
+  {
+    partition: integer('partition').notNull(),
+    key: key('key').notNull(),
+    account: text('account').notNull(),
+    name: text('name').notNull(),
+    correlationKey: text('correlation_key').notNull(),
+    variables: jsonb('variables').$type<Record<string, unknown>>().notNull(),
+    messageId: text('message_id'),
+    expiresAt: instant('expires_at').notNull(),
+    createdAt: instant('created_at').notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.partition, t.key] }), index('buffered_messages_partition_expiry_idx').on(t.partition, t.expiresAt)],
+);
+
 export const incidents = pgTable(
   'incidents',
   {

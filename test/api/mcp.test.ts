@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiFixture, type ApiFixture } from './api-fixture.ts';
 import { connectMcp, type ClientKind, type McpClient } from './mcp-support.ts';
 import { approvalDmn, eventually, serviceProcess, userTaskProcess } from './workflow-support.ts';
+import { definitions, end, flow, start } from '../../engine/runtime/testing.ts';
 
 let api: ApiFixture;
 beforeAll(async () => {
@@ -118,6 +119,32 @@ for (const kind of ['v2', 'v1'] as ClientKind[]) {
       expect(incident).toMatchObject({ message: expect.stringContaining('no stock'), state: 'OPEN' });
       expect((await client.call('orca.resolve_incident', { sessionId, incidentId: incident.id })).data.state).toBe('RESOLVED');
       expect((await client.call('orca.get_instance', { sessionId, processInstanceKey: key })).data.state).toBe('INCIDENT');
+    });
+
+    it('publish a message (extension): the waiting receive task of the matching instance completes; a repeated messageId is a CONFLICT', async () => {
+      const { sessionId } = await agentSession(client);
+      const id = `mcp-${kind}-message`;
+      const xml = definitions(
+        '<bpmn:message id="M" name="paid"><bpmn:extensionElements><zeebe:subscription correlationKey="=orderId"/></bpmn:extensionElements></bpmn:message>' +
+          `<bpmn:process id="${id}" isExecutable="true">` +
+          start() +
+          '<bpmn:receiveTask id="wait" messageRef="M"/>' +
+          end() +
+          flow('f1', 'start', 'wait') +
+          flow('f2', 'wait', 'end') +
+          '</bpmn:process>',
+      );
+      await client.call('orca.deploy_process', { sessionId, xml, resourceName: 'message.bpmn' });
+      const key = (await client.call('orca.start_instance', { sessionId, bpmnProcessId: id, variables: { orderId: `${kind}-1` } })).data.processInstanceKey;
+      await eventually(
+        async () => (await client.call('orca.activate_jobs', { sessionId, type: 'message:paid', maxJobsToActivate: 1 })).data.jobs[0],
+        'the wait',
+      );
+      const message = { sessionId, name: 'paid', correlationKey: `${kind}-1`, timeToLive: 60_000, messageId: `${kind}-m` };
+      expect((await client.call('orca.publish_message', message)).data).toEqual({ messageKey: expect.stringMatching(/^\d+$/), startedInstances: 0 });
+      expect((await client.call('orca.get_instance', { sessionId, processInstanceKey: key })).data.state).toBe('COMPLETED');
+      expect((await client.call('orca.publish_message', message)).error?.code).toBe('CONFLICT');
+      expect((await client.call('orca.publish_message', { sessionId, name: '' })).error?.code).toBe('INVALID_INPUT');
     });
 
     it('throw a BPMN error for a job (extension): nothing catches it, so an UNHANDLED_ERROR_EVENT incident naming the code', async () => {

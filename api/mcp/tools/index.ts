@@ -6,6 +6,7 @@ import { incidentTools } from './incidents.ts';
 import { instanceTools } from './instances.ts';
 import { jobTools } from './jobs.ts';
 import { mailboxTools } from './mailbox.ts';
+import { messageTools } from './messages.ts';
 import { modelTools } from './models.ts';
 import { taskTools } from './tasks.ts';
 import { webhookTools } from './webhooks.ts';
@@ -15,6 +16,7 @@ export const tools: readonly ToolSpec[] = [
   ...modelTools,
   ...instanceTools,
   ...jobTools,
+  ...messageTools,
   ...incidentTools,
   ...taskTools,
   ...decisionTools,

@@ -54,6 +54,8 @@ export class BatchWork {
       timersUpsert: [],
       timersDelete: [],
       incidentsInsert: [],
+      messagesInsert: [],
+      messagesDelete: [],
       history: [],
       commands: [],
       events: [],

@@ -16,6 +16,7 @@ import type { Executor } from './execute.ts';
 import type { CommandIntake, LocalCommand } from './intake.ts';
 import { timerUnit, type Internal, type InternalWork } from './internal-work.ts';
 import type { Isolation } from './isolation.ts';
+import type { MessageState } from './messages.ts';
 import type { CommandResults } from './results.ts';
 
 /** Commands one batch may cause on other instances (parent/child), past which they wait for the next batch. */
@@ -34,12 +35,15 @@ export class BatchBuilder {
     private readonly internalWork: InternalWork,
     private readonly effects: Effects,
     private readonly intake: CommandIntake,
+    /** Buffered messages whose time to live ran out are deleted with each batch (extension). */
+    private readonly messages: MessageState,
   ) {}
 
   /** Applies the commands to the instances in memory and gathers what the batch writes and, once committed, does. */
   async build(entries: StreamEntry[], local: LocalCommand[], isolated: boolean): Promise<BatchWork> {
     const { results, isolation } = this;
     const work = new BatchWork(this.partition, this.epoch);
+    this.messages.expire(work);
     const lookedUp = results.known(entries, local);
     const known = lookedUp instanceof Promise ? await lookedUp : lookedUp;
     // The fast path only when nothing is set aside or replayed carefully (runUnit looks at both).

@@ -4,7 +4,8 @@
 // store/engine-events.ts) and its after-commit actions (jobs to
 // push, requeue or remove, timers to arm or disarm), and the work it causes
 // on other instances (child starts, parent/child messages) is queued for
-// the same batch. What it did is counted into the batch's tally for the
+// the same batch. Message subscriptions opened and closed go to the
+// leader's MessageState (extension). What it did is counted into the batch's tally for the
 // metrics (plain integers; reported once the batch is published).
 import { jobKindOfElement, kindIndex } from '../../metrics.ts';
 import type { ProcessModel } from '../../model/types.ts';
@@ -25,6 +26,7 @@ import {
 import type { BatchWork } from './batch-work.ts';
 import type { HotInstances } from './hot-instances.ts';
 import type { Internal } from './internal-work.ts';
+import type { MessageState } from './messages.ts';
 
 export type Applied = Extract<ApplyResult, { ok: true }>;
 
@@ -34,6 +36,8 @@ export class Effects {
     private readonly hot: HotInstances,
     /** Work for other instances, run later in the same batch (internal-work.ts). */
     private readonly internal: Internal[],
+    /** Message subscriptions opened and closed (extension). */
+    private readonly messages: MessageState,
   ) {}
 
   /** Turns an applied command (against `model`, the instance's process) into writes and after-commit actions. */
@@ -142,6 +146,12 @@ export class Effects {
           break;
         case 'sendCommand':
           this.internal.push({ kind: 'command', account, instanceKey: effect.instanceKey, command: effect.command });
+          break;
+        case 'openSubscription':
+          this.messages.opened(account, instance.key, instance.correlatedMessages, effect.subscription);
+          break;
+        case 'closeSubscription':
+          this.messages.closed(account, effect.subscription);
           break;
       }
     }

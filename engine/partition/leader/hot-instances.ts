@@ -93,6 +93,11 @@ export class HotInstances {
     this.hot.delete(instanceKey);
   }
 
+  /** Visits every instance in memory. */
+  each(visit: (hot: Hot) => void): void {
+    for (const hot of this.hot.values()) visit(hot);
+  }
+
   clear(): void {
     this.hot.clear();
     this.jobOwners.clear();

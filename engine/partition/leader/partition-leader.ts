@@ -30,6 +30,7 @@ import { Contexts } from './context.ts';
 import { Effects } from './effects.ts';
 import { Executor } from './execute.ts';
 import { HotInstances } from './hot-instances.ts';
+import { MessageCommands, MessageState } from './messages.ts';
 import { CommandIntake, type LocalCommand } from './intake.ts';
 import { InternalWork, timerWork, type Internal } from './internal-work.ts';
 import { Isolation } from './isolation.ts';
@@ -97,12 +98,14 @@ export class PartitionLeader {
     this.hot = new HotInstances(store);
     this.results = new CommandResults(partition, epoch, store.commands, this.hot);
     const contexts = new Contexts(models, keys);
-    const effects = new Effects(partition, this.hot, this.internal);
+    const messages = new MessageState(this.internal);
+    const effects = new Effects(partition, this.hot, this.internal, messages);
     const startTimers = new StartTimers(partition, models, contexts, this.wheel, keys, effects, log);
-    const executor = new Executor(models, contexts, this.hot, effects, startTimers);
+    const messageCommands = new MessageCommands(messages, models, contexts, keys, this.hot, effects);
+    const executor = new Executor(models, contexts, this.hot, effects, startTimers, messageCommands);
     const isolation = new Isolation(partition, store, queues, this.hot, executor, log);
     const internalWork = new InternalWork(partition, models, contexts, this.hot, executor, effects, startTimers, log);
-    const builder = new BatchBuilder(partition, epoch, this.results, executor, isolation, this.internal, internalWork, effects, this.intake);
+    const builder = new BatchBuilder(partition, epoch, this.results, executor, isolation, this.internal, internalWork, effects, this.intake, messages);
     const publisher = new Publisher(partition, options.metrics ?? NO_METRICS, queues, this.wheel, this.hot, this.results, isolation);
     this.pipeline = new CommitPipeline(this.intake, builder, isolation, publisher, options.commit, partition, options.tracer);
     this.recovery = {
@@ -118,6 +121,7 @@ export class PartitionLeader {
       results: this.results,
       isolation,
       intake: this.intake,
+      messages,
     };
   }
 

@@ -13,6 +13,7 @@ import type { HotInstances } from './hot-instances.ts';
 import type { CommandIntake } from './intake.ts';
 import type { Internal } from './internal-work.ts';
 import type { Isolation } from './isolation.ts';
+import type { MessageState } from './messages.ts';
 import type { CommandResults } from './results.ts';
 
 export interface RecoveryParts {
@@ -29,6 +30,7 @@ export interface RecoveryParts {
   results: CommandResults;
   isolation: Isolation;
   intake: CommandIntake;
+  messages: MessageState;
 }
 
 /**
@@ -52,6 +54,7 @@ export async function recover(parts: RecoveryParts): Promise<void> {
   }
   const instances = await store.instances.loadPartitionInstances(partition, { activeOnly: true });
   for (const row of instances) hot.remember(row.account, row.document, row.parentKey);
+  await parts.messages.recover(store, partition, hot);
   const jobs = await store.jobs.loadPartitionJobs(partition);
   const stored: StoredJob[] = [];
   for (const job of jobs) {

@@ -1,17 +1,20 @@
-// Boundary events: a host activity subscribes its timer boundaries when it
-// starts (error and escalation boundaries are passive: the throw looks for
+// Boundary events: a host activity subscribes its timer and message
+// boundaries when it starts (error and escalation boundaries are passive: the throw looks for
 // them). Triggering one either interrupts the host or starts a parallel
 // token beside it.
 import type { FlowNode } from '../../model/types.ts';
 import type { Execution } from '../execution.ts';
 import type { ElementInstance } from '../types.ts';
+import { subscribeMessageEvent } from './messages.ts';
 import { armTimer } from './timers.ts';
 
 /** Arms the host's timer boundaries; false after an incident. */
 export function subscribeBoundaries(exec: Execution, host: ElementInstance, node: FlowNode): boolean {
   for (const id of node.boundaryEvents) {
     const boundary = exec.model.elements[id];
-    if (boundary.eventDefinition?.kind === 'timer' && !armTimer(exec, boundary, host.key, host)) return false;
+    const kind = boundary.eventDefinition?.kind;
+    if (kind === 'timer' && !armTimer(exec, boundary, host.key, host)) return false;
+    if (kind === 'message') subscribeMessageEvent(exec, boundary, host.key, host);
   }
   return true;
 }

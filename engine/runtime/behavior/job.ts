@@ -6,6 +6,7 @@ import type { Execution } from '../execution.ts';
 import type { ElementInstance, Job, JobMessage, JobOffer, ProcessInstance } from '../types.ts';
 import { describe, evaluateSource, evaluateValue } from './expression.ts';
 import { raiseIncident } from './incident.ts';
+import { correlationKeyText, openSubscription } from './messages.ts';
 
 export function jobOffer(instance: ProcessInstance, job: Job): JobOffer {
   const offer: JobOffer = {
@@ -59,6 +60,8 @@ export function createJob(exec: Execution, ei: ElementInstance, node: FlowNode):
   exec.instance.jobs[job.key] = job;
   if (ei.elementId === node.id) ei.jobKey = job.key;
   exec.persist(ei);
+  // Extension: a wait with a correlation key can also be reached by a published message.
+  if (job.message?.correlationKey !== undefined) openSubscription(exec, node.id, ei.key, job.message.name, job.message.correlationKey);
   exec.record('JOB_CREATED', { elementId: node.id, elementInstanceKey: ei.key, jobKey: job.key, detail: { jobType: job.type, retries } });
   exec.effect({ type: 'enqueueJob', job: jobOffer(exec.instance, job) });
   return true;
@@ -75,8 +78,8 @@ function messageOfWait(exec: Execution, ei: ElementInstance, definition: NonNull
   if (!name.ok || typeof name.value !== 'string') return undefined;
   if (definition.correlationKey === undefined) return { name: name.value };
   const key = evaluateSource(exec, ei, definition.correlationKey);
-  if (!key.ok || !(typeof key.value === 'string' || (typeof key.value === 'number' && Number.isFinite(key.value)))) return { name: name.value };
-  return { name: name.value, correlationKey: String(key.value) };
+  const text = key.ok ? correlationKeyText(key.value) : undefined;
+  return text === undefined ? { name: name.value } : { name: name.value, correlationKey: text };
 }
 
 /** Cancels every job hanging off `eiKey` (the branches of an event-based gateway). */

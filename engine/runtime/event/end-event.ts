@@ -1,8 +1,11 @@
 // End events. None: the token ends. Terminate: every other token of its
 // scope (the process, or the subprocess it sits in) ends too, so the scope
 // completes at once. Error: thrown to the nearest catch (incident if none).
-// Escalation: thrown, then the token ends.
+// Escalation: thrown, then the token ends. Message: a job of its
+// zeebe:taskDefinition type, like a send task (as Zeebe runs it); the token
+// ends when the job is completed.
 import type { ElementProcessor } from '../element-processor.ts';
+import { createJob } from '../behavior/job.ts';
 import { throwError, throwEscalation } from '../behavior/throw.ts';
 
 export const endEventProcessor: ElementProcessor = {
@@ -20,6 +23,12 @@ export const endEventProcessor: ElementProcessor = {
         return;
       case 'escalation':
         if (throwEscalation(exec, ei, definition.escalationCode ?? '') === 'interrupted') return;
+        break;
+      case 'message':
+        if (node.job !== undefined) {
+          createJob(exec, ei, node);
+          return;
+        }
         break;
     }
     exec.completeElement(ei, node, []);

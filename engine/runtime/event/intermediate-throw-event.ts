@@ -1,9 +1,11 @@
 // Intermediate throw events. None: a milestone, the token passes on. Link:
 // the token jumps to the link catch event of the same name in the same
 // scope. Escalation: thrown, then the token goes on unless an interrupting
-// catch took over.
+// catch took over. Message: a job of its zeebe:taskDefinition type, like a
+// send task (as Zeebe runs it).
 import type { FlowNode } from '../../model/types.ts';
 import type { ElementProcessor } from '../element-processor.ts';
+import { createJob } from '../behavior/job.ts';
 import { throwEscalation } from '../behavior/throw.ts';
 import type { Execution } from '../execution.ts';
 
@@ -29,6 +31,10 @@ export const intermediateThrowEventProcessor: ElementProcessor = {
     if (definition?.kind === 'link') {
       exec.enter({ elementId: linkCatchFor(exec, node), scopeKey: ei.scopeKey, triggered: true });
       exec.completeElement(ei, node, []);
+      return;
+    }
+    if (definition?.kind === 'message' && node.job !== undefined) {
+      createJob(exec, ei, node);
       return;
     }
     if (definition?.kind === 'escalation' && throwEscalation(exec, ei, definition.escalationCode ?? '') === 'interrupted') return;

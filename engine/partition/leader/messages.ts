@@ -1,0 +1,165 @@
+// A partition leader's share of messages (extension, docs/messages.md): the
+// messages buffered on this partition and the open subscriptions of its
+// instances, both in memory (rebuilt from Postgres at recovery: the buffered
+// rows, and the subscriptions in the instance documents), and the two
+// commands. publishMessage runs on the message's partition (a hash of the
+// account, name and correlation key), which alone answers messageId
+// uniqueness and starts instances by message start events;
+// deliverMessage brings the same message to every other partition. Each
+// correlates to its own waiting instances and buffers its own copy, so a
+// subscription opened later on any partition finds the message where it
+// is. Everything it changes goes into the batch like any other write.
+import { LIMITS } from '../../limits.ts';
+import { apply } from '../../runtime/apply.ts';
+import { MessageBuffer, SubscriptionIndex, type BufferedMessage } from '../../runtime/message-buffer.ts';
+import type { MessageSubscription, Variables } from '../../runtime/types.ts';
+import type { Store } from '../../store/index.ts';
+import type { CommandReply, EngineCommand } from '../commands.ts';
+import type { KeyGenerator } from '../keys.ts';
+import { messageStartTargets } from '../message-starts.ts';
+import type { ModelCache } from '../model-cache.ts';
+import type { BatchWork } from './batch-work.ts';
+import type { Contexts } from './context.ts';
+import type { Effects } from './effects.ts';
+import type { Executor } from './execute.ts';
+import type { HotInstances } from './hot-instances.ts';
+import type { Internal } from './internal-work.ts';
+
+type MessageCommand = Extract<EngineCommand, { kind: 'publishMessage' | 'deliverMessage' }>;
+
+/** The buffer and the subscription index; Effects tells it of subscriptions as instances open and close them. */
+export class MessageState {
+  readonly buffer = new MessageBuffer();
+  readonly index = new SubscriptionIndex();
+
+  constructor(
+    /** Work for instances later in the same batch (internal-work.ts). */
+    private readonly internal: Internal[],
+  ) {}
+
+  /** A subscription opened: indexed, and a buffered message the instance has not had yet correlates in this batch. */
+  opened(account: string, instanceKey: string, correlated: readonly string[] | undefined, s: MessageSubscription): void {
+    this.index.open(account, instanceKey, s);
+    const buffered = this.buffer.firstFor(account, s.name, s.correlationKey, Date.now(), correlated);
+    if (buffered === undefined) return;
+    this.internal.push({
+      kind: 'command',
+      account,
+      instanceKey,
+      command: {
+        type: 'correlateMessage',
+        messageKey: buffered.key,
+        name: s.name,
+        correlationKey: s.correlationKey,
+        variables: buffered.variables,
+        subscriptionKey: s.key,
+      },
+    });
+  }
+
+  closed(account: string, s: MessageSubscription): void {
+    this.index.close(account, s);
+  }
+
+  /** Messages whose time to live ran out leave memory and, with this batch, Postgres. */
+  expire(work: BatchWork): void {
+    for (const message of this.buffer.expire(Date.now())) work.batch.messagesDelete!.push(message.key);
+  }
+
+  /** Recovery: the live buffered messages from Postgres, the subscriptions from the instances in memory. */
+  async recover(store: Store, partition: number, hot: HotInstances): Promise<void> {
+    this.buffer.clear();
+    this.index.clear();
+    for (const row of await store.messages.loadBufferedMessages(partition)) {
+      this.buffer.add({
+        key: String(row.key),
+        account: row.account,
+        name: row.name,
+        correlationKey: row.correlationKey,
+        variables: row.variables,
+        expiresAt: row.expiresAt.getTime(),
+        ...(row.messageId === null ? {} : { messageId: row.messageId }),
+      });
+    }
+    hot.each((h) => this.index.remember(h.account, h.instance.key, h.instance.subscriptions));
+  }
+}
+
+export class MessageCommands {
+  constructor(
+    private readonly state: MessageState,
+    private readonly models: ModelCache,
+    private readonly contexts: Contexts,
+    private readonly keys: KeyGenerator,
+    private readonly hot: HotInstances,
+    private readonly effects: Effects,
+  ) {}
+
+  async execute(command: MessageCommand, work: BatchWork, executor: Executor): Promise<CommandReply> {
+    this.state.expire(work);
+    if (command.kind === 'deliverMessage') {
+      const message = { ...command, key: command.messageKey };
+      await this.correlate(message, work, executor);
+      if (command.expiresAt > Date.now()) this.buffer(message, work);
+      return { ok: true, value: { done: true } };
+    }
+    const { account, name, correlationKey, messageId, timeToLive } = command;
+    const now = Date.now();
+    if (messageId !== undefined) {
+      const live = this.state.buffer.withMessageId(account, name, correlationKey, messageId, now);
+      if (live !== undefined) {
+        return { ok: true, value: { published: false, reason: 'duplicate', messageKey: live.key, variables: live.variables, expiresAt: live.expiresAt } };
+      }
+    }
+    const limit = LIMITS.maxBufferedMessagesPerAccountPartition;
+    if (timeToLive > 0 && this.state.buffer.countOf(account) >= limit) return { ok: true, value: { published: false, reason: 'bufferFull', limit } };
+    const message: BufferedMessage = { key: this.keys.next(), account, name, correlationKey, variables: command.variables, expiresAt: now + timeToLive };
+    if (messageId !== undefined) message.messageId = messageId;
+    await this.correlate(message, work, executor);
+    const started = command.maxStarts > 0 ? await this.start(message, command.maxStarts, work) : 0;
+    if (timeToLive > 0) this.buffer(message, work);
+    return { ok: true, value: { published: true, messageKey: message.key, started, expiresAt: message.expiresAt } };
+  }
+
+  /** Every instance of this partition waiting for the message gets it, once each. */
+  private async correlate(message: Omit<BufferedMessage, 'expiresAt'>, work: BatchWork, executor: Executor): Promise<void> {
+    for (const instanceKey of this.state.index.instancesFor(message.account, message.name, message.correlationKey)) {
+      const hot = this.hot.get(instanceKey);
+      if (hot === undefined) continue;
+      // Refused when the instance had the message already or was set aside: nothing changes then.
+      await executor.applyTo(
+        hot,
+        { type: 'correlateMessage', messageKey: message.key, name: message.name, correlationKey: message.correlationKey, variables: message.variables },
+        work,
+      );
+    }
+  }
+
+  /** Instances of the latest versions with a message start event of this name, at most `max` (the credits charged for them). */
+  private async start(message: BufferedMessage, max: number, work: BatchWork): Promise<number> {
+    let started = 0;
+    for (const target of await messageStartTargets(this.models, message.account, message.name)) {
+      if (started >= max) break;
+      const ctx = this.contexts.of(target.model, target.view, null, target.version);
+      const result = apply(null, { type: 'start', variables: message.variables as Variables, version: target.version, startEventId: target.elementId }, ctx);
+      if (!result.ok) continue;
+      this.effects.settle(message.account, null, result, work, target.model);
+      started++;
+    }
+    return started;
+  }
+
+  private buffer(message: BufferedMessage, work: BatchWork): void {
+    if (this.state.buffer.has(message.key)) return;
+    this.state.buffer.add(message);
+    work.batch.messagesInsert!.push({
+      key: message.key,
+      account: message.account,
+      name: message.name,
+      correlationKey: message.correlationKey,
+      variables: message.variables,
+      expiresAt: message.expiresAt,
+      ...(message.messageId === undefined ? {} : { messageId: message.messageId }),
+    });
+  }
+}

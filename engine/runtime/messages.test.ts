@@ -1,0 +1,273 @@
+import { describe, expect, it } from 'vitest';
+import { CommandRejected } from './in-memory-engine.ts';
+import { definitions, end, engineWith, fakeClock, flow, service, start, visited } from './testing.ts';
+
+const message = (id: string, name: string, key = '=orderId') =>
+  `<bpmn:message id="${id}" name="${name}"><bpmn:extensionElements><zeebe:subscription correlationKey="${key}"/></bpmn:extensionElements></bpmn:message>`;
+const catchEvent = (id: string, ref: string) =>
+  `<bpmn:intermediateCatchEvent id="${id}"><bpmn:messageEventDefinition messageRef="${ref}"/></bpmn:intermediateCatchEvent>`;
+const receive = (id: string, ref: string) => `<bpmn:receiveTask id="${id}" messageRef="${ref}"/>`;
+const boundary = (id: string, host: string, ref: string, interrupting = true) =>
+  `<bpmn:boundaryEvent id="${id}" attachedToRef="${host}" cancelActivity="${interrupting}"><bpmn:messageEventDefinition messageRef="${ref}"/></bpmn:boundaryEvent>`;
+const proc = (body: string, messages = message('M', 'paid')) => definitions(`${messages}<bpmn:process id="p" isExecutable="true">${body}</bpmn:process>`);
+
+/** start → wait (a catch event or a receive task) → end */
+const waitModel = (wait: string) => proc(start() + wait + end() + flow('f1', 'start', 'w') + flow('f2', 'w', 'end'));
+
+describe('messages (extension): waits SPEC.md makes jobs', () => {
+  it.each([
+    ['message catch event', catchEvent('w', 'M'), 'event:message:w'],
+    ['receive task', receive('w', 'M'), 'message:paid'],
+  ])('a published message completes a %s and withdraws its job, with its variables', (_kind, wait, type) => {
+    const engine = engineWith(waitModel(wait));
+    const key = engine.start('p', { orderId: 'o-1' });
+    const other = engine.start('p', { orderId: 'o-2' });
+    engine.publishMessage({ name: 'paid', correlationKey: 'o-1', variables: { amount: 7 } });
+    expect(engine.instance(key)!.state).toBe('COMPLETED');
+    expect(engine.instance(key)!.variables[key]).toEqual({ orderId: 'o-1', amount: 7 });
+    expect(engine.instance(other)!.state).toBe('ACTIVE');
+    // The correlated wait's job is withdrawn: only the other instance's is left, and completing the old one is refused.
+    const jobs = engine.activate(type, 10);
+    expect(jobs.map((j) => j.processInstanceKey)).toEqual([other]);
+    const withdrawn = engine.history(key).find((r) => r.type === 'JOB_CANCELED')!.jobKey!;
+    expect(() => engine.completeJob(withdrawn)).toThrow(CommandRejected);
+  });
+
+  it('a worker may still complete the wait job itself, as documented, and the subscription closes', () => {
+    const engine = engineWith(waitModel(catchEvent('w', 'M')));
+    const key = engine.start('p', { orderId: 'o-1' });
+    const [job] = engine.activate('event:message:w', 1);
+    expect(job.message).toEqual({ name: 'paid', correlationKey: 'o-1' });
+    engine.completeJob(job.key);
+    expect(engine.instance(key)!.state).toBe('COMPLETED');
+    expect(engine.instance(key)!.subscriptions).toEqual({});
+    engine.publishMessage({ name: 'paid', correlationKey: 'o-1' });
+    expect(engine.history(key).filter((r) => r.type === 'MESSAGE_CORRELATED')).toHaveLength(0);
+  });
+
+  it('a message whose name or correlation key does not match reaches nothing, and without a TTL is gone', () => {
+    const engine = engineWith(waitModel(catchEvent('w', 'M')));
+    const key = engine.start('p', { orderId: 'o-1' });
+    engine.publishMessage({ name: 'paid', correlationKey: 'o-2' });
+    engine.publishMessage({ name: 'shipped', correlationKey: 'o-1' });
+    expect(engine.instance(key)!.state).toBe('ACTIVE');
+    const late = engine.start('p', { orderId: 'o-2' });
+    expect(engine.instance(late)!.state).toBe('ACTIVE');
+  });
+
+  it('a numeric correlation key matches its decimal text', () => {
+    const engine = engineWith(waitModel(catchEvent('w', 'M')));
+    const key = engine.start('p', { orderId: 42 });
+    engine.publishMessage({ name: 'paid', correlationKey: '42' });
+    expect(engine.instance(key)!.state).toBe('COMPLETED');
+  });
+
+  it('one message reaches every instance waiting for it, each once', () => {
+    const engine = engineWith(waitModel(catchEvent('w', 'M')));
+    const a = engine.start('p', { orderId: 'o' });
+    const b = engine.start('p', { orderId: 'o' });
+    engine.publishMessage({ name: 'paid', correlationKey: 'o' });
+    expect([engine.instance(a)!.state, engine.instance(b)!.state]).toEqual(['COMPLETED', 'COMPLETED']);
+  });
+
+  it('an event-based gateway takes the branch of the message that arrives', () => {
+    const engine = engineWith(
+      proc(
+        start() +
+          '<bpmn:eventBasedGateway id="g"/>' +
+          catchEvent('onPaid', 'M') +
+          catchEvent('onCancel', 'C') +
+          end() +
+          end('cancelled') +
+          flow('f1', 'start', 'g') +
+          flow('f2', 'g', 'onPaid') +
+          flow('f3', 'g', 'onCancel') +
+          flow('f4', 'onPaid', 'end') +
+          flow('f5', 'onCancel', 'cancelled'),
+        message('M', 'paid') + message('C', 'cancel'),
+      ),
+    );
+    const key = engine.start('p', { orderId: 'o-1' });
+    engine.publishMessage({ name: 'cancel', correlationKey: 'o-1' });
+    expect(visited(engine, key)).toContain('cancelled');
+    expect(engine.instance(key)!.state).toBe('COMPLETED');
+    expect(engine.activate('event:message:onPaid', 1)).toHaveLength(0);
+  });
+});
+
+describe('messages (extension): buffering, TTL, messageId, at most once', () => {
+  it('a message with a time to live correlates to a subscription opened later within it', () => {
+    const clock = fakeClock();
+    const engine = engineWith(waitModel(catchEvent('w', 'M')), { now: clock.now });
+    engine.publishMessage({ name: 'paid', correlationKey: 'o-1', timeToLive: 60_000, variables: { early: true } });
+    clock.advance(30_000);
+    const key = engine.start('p', { orderId: 'o-1' });
+    expect(engine.instance(key)!.state).toBe('COMPLETED');
+    expect(engine.instance(key)!.variables[key].early).toBe(true);
+  });
+
+  it('an expired message correlates to nothing', () => {
+    const clock = fakeClock();
+    const engine = engineWith(waitModel(catchEvent('w', 'M')), { now: clock.now });
+    engine.publishMessage({ name: 'paid', correlationKey: 'o-1', timeToLive: 1_000 });
+    clock.advance(1_000);
+    const key = engine.start('p', { orderId: 'o-1' });
+    expect(engine.instance(key)!.state).toBe('ACTIVE');
+  });
+
+  it('a second publish with the same messageId while the first is buffered is refused; after expiry it is accepted', () => {
+    const clock = fakeClock();
+    const engine = engineWith(waitModel(catchEvent('w', 'M')), { now: clock.now });
+    engine.publishMessage({ name: 'paid', correlationKey: 'o-1', timeToLive: 1_000, messageId: 'm1' });
+    expect(() => engine.publishMessage({ name: 'paid', correlationKey: 'o-1', timeToLive: 1_000, messageId: 'm1' })).toThrow(
+      expect.objectContaining({ code: 'ALREADY_EXISTS' }),
+    );
+    // Another correlation key is another message.
+    engine.publishMessage({ name: 'paid', correlationKey: 'o-2', timeToLive: 1_000, messageId: 'm1' });
+    clock.advance(1_000);
+    expect(engine.publishMessage({ name: 'paid', correlationKey: 'o-1', messageId: 'm1' }).messageKey).toMatch(/^\d+$/);
+  });
+
+  it('a buffered message correlates to an instance at most once, even when it waits again', () => {
+    const engine = engineWith(
+      proc(start() + catchEvent('w', 'M') + catchEvent('w2', 'M') + end() + flow('f1', 'start', 'w') + flow('f2', 'w', 'w2') + flow('f3', 'w2', 'end')),
+    );
+    engine.publishMessage({ name: 'paid', correlationKey: 'o-1', timeToLive: 60_000 });
+    const key = engine.start('p', { orderId: 'o-1' });
+    expect(Object.values(engine.instance(key)!.elements).map((e) => e.elementId)).toEqual(['w2']);
+    engine.publishMessage({ name: 'paid', correlationKey: 'o-1' });
+    expect(engine.instance(key)!.state).toBe('COMPLETED');
+  });
+});
+
+describe('messages (extension): boundary events and event subprocesses', () => {
+  const withBoundary = (interrupting: boolean) =>
+    proc(
+      start() +
+        service('work', 'work') +
+        boundary('b', 'work', 'C', interrupting) +
+        service('handle', 'handle') +
+        end() +
+        end('e2') +
+        flow('f1', 'start', 'work') +
+        flow('f2', 'work', 'end') +
+        flow('f3', 'b', 'handle') +
+        flow('f4', 'handle', 'e2'),
+      message('C', 'cancel'),
+    );
+
+  it('an interrupting message boundary ends its host and takes the token', () => {
+    const engine = engineWith(withBoundary(true));
+    const key = engine.start('p', { orderId: 'o-1' });
+    engine.publishMessage({ name: 'cancel', correlationKey: 'o-1', variables: { why: 'late' } });
+    expect(engine.activate('work', 1)).toHaveLength(0);
+    const [handle] = engine.activate('handle', 1);
+    expect(handle.variables.why).toBe('late');
+    engine.completeJob(handle.key);
+    expect(engine.instance(key)!.state).toBe('COMPLETED');
+  });
+
+  it('a non-interrupting message boundary starts a token beside its host, and may trigger again', () => {
+    const engine = engineWith(withBoundary(false));
+    const key = engine.start('p', { orderId: 'o-1' });
+    engine.publishMessage({ name: 'cancel', correlationKey: 'o-1' });
+    engine.publishMessage({ name: 'cancel', correlationKey: 'o-1' });
+    expect(engine.activate('handle', 5)).toHaveLength(2);
+    const [work] = engine.activate('work', 1);
+    engine.completeJob(work.key);
+    // The host left: its subscription is closed.
+    engine.publishMessage({ name: 'cancel', correlationKey: 'o-1' });
+    expect(engine.activate('handle', 5)).toHaveLength(0);
+    expect(engine.instance(key)!.subscriptions).toEqual({});
+  });
+
+  const withEventSubProcess = (interrupting: boolean) =>
+    proc(
+      start() +
+        service('work', 'work') +
+        end() +
+        flow('f1', 'start', 'work') +
+        flow('f2', 'work', 'end') +
+        `<bpmn:subProcess id="esp" triggeredByEvent="true"><bpmn:startEvent id="es" isInterrupting="${interrupting}"><bpmn:messageEventDefinition messageRef="C"/></bpmn:startEvent>` +
+        service('handle', 'handle') +
+        end('ee') +
+        flow('r1', 'es', 'handle') +
+        flow('r2', 'handle', 'ee') +
+        '</bpmn:subProcess>',
+      message('C', 'cancel'),
+    );
+
+  it('an interrupting message event subprocess ends the rest of its scope', () => {
+    const engine = engineWith(withEventSubProcess(true));
+    const key = engine.start('p', { orderId: 'o-1' });
+    engine.publishMessage({ name: 'cancel', correlationKey: 'o-1' });
+    expect(engine.activate('work', 1)).toHaveLength(0);
+    const [handle] = engine.activate('handle', 1);
+    engine.completeJob(handle.key);
+    expect(engine.instance(key)!.state).toBe('COMPLETED');
+  });
+
+  it('a non-interrupting message event subprocess runs beside the rest', () => {
+    const engine = engineWith(withEventSubProcess(false));
+    const key = engine.start('p', { orderId: 'o-1' });
+    engine.publishMessage({ name: 'cancel', correlationKey: 'o-1' });
+    const [handle] = engine.activate('handle', 1);
+    engine.completeJob(handle.key);
+    expect(engine.instance(key)!.state).toBe('ACTIVE');
+    const [work] = engine.activate('work', 1);
+    engine.completeJob(work.key);
+    expect(engine.instance(key)!.state).toBe('COMPLETED');
+  });
+
+  it('without a published message the events never fire and the model runs as documented', () => {
+    const engine = engineWith(withBoundary(true));
+    const key = engine.start('p', {});
+    const [work] = engine.activate('work', 1);
+    engine.completeJob(work.key);
+    expect(engine.instance(key)!.state).toBe('COMPLETED');
+  });
+});
+
+describe('messages (extension): message start, throw and end events', () => {
+  const startModel = proc(
+    '<bpmn:startEvent id="ms"><bpmn:messageEventDefinition messageRef="M"/></bpmn:startEvent>' +
+      service('work', 'work') +
+      end() +
+      flow('f1', 'ms', 'work') +
+      flow('f2', 'work', 'end'),
+    '<bpmn:message id="M" name="order placed"/>',
+  );
+
+  it('a message start event starts an instance of the latest version with the message variables', () => {
+    const engine = engineWith(startModel);
+    const { startedInstances } = engine.publishMessage({ name: 'order placed', variables: { orderId: 'o-9' } });
+    expect(startedInstances).toHaveLength(1);
+    const [work] = engine.activate('work', 1);
+    expect(work.variables).toEqual({ orderId: 'o-9' });
+    expect(engine.publishMessage({ name: 'other' }).startedInstances).toEqual([]);
+  });
+
+  it('a process with only a message start is not started by a request', () => {
+    const engine = engineWith(startModel);
+    expect(() => engine.start('p')).toThrow(/no none start event/);
+  });
+
+  it('message throw and end events are jobs of their task definition type, like send tasks', () => {
+    const engine = engineWith(
+      proc(
+        start() +
+          '<bpmn:intermediateThrowEvent id="t"><bpmn:extensionElements><zeebe:taskDefinition type="notify"/></bpmn:extensionElements><bpmn:messageEventDefinition messageRef="M"/></bpmn:intermediateThrowEvent>' +
+          '<bpmn:endEvent id="end"><bpmn:extensionElements><zeebe:taskDefinition type="reply"/></bpmn:extensionElements><bpmn:messageEventDefinition messageRef="M"/></bpmn:endEvent>' +
+          flow('f1', 'start', 't') +
+          flow('f2', 't', 'end'),
+      ),
+    );
+    const key = engine.start('p');
+    const [notify] = engine.activate('notify', 1);
+    engine.completeJob(notify.key);
+    const [reply] = engine.activate('reply', 1);
+    expect(engine.instance(key)!.state).toBe('ACTIVE');
+    engine.completeJob(reply.key);
+    expect(engine.instance(key)!.state).toBe('COMPLETED');
+  });
+});

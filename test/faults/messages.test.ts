@@ -1,0 +1,78 @@
+// Fault: messages (extension, docs/messages.md) across a Redis flush and a
+// leader change. A buffered message lives in Postgres (buffered_messages,
+// written by the batches), so after Redis lost everything and the engine
+// that buffered it stopped, a new engine's leaders recover it and a wait
+// opened later still gets it. A publish caught by a flush is retried with
+// its messageId: the retry either publishes or finds the first (a
+// duplicate, delivered again), and the waiting instance gets the message
+// exactly once.
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import type { Engine, PublishOutcome } from '../../engine/index.ts';
+import { definitions, end, flow, start } from '../../engine/runtime/testing.ts';
+import { engineFixture, type EngineFixture } from '../engine/engine-fixture.ts';
+import { faultSuite, untilAnswered, waitFor } from './fault-support.ts';
+
+const WAIT = definitions(
+  '<bpmn:message id="M" name="paid"><bpmn:extensionElements><zeebe:subscription correlationKey="=orderId"/></bpmn:extensionElements></bpmn:message>' +
+    '<bpmn:process id="wait" isExecutable="true">' +
+    start() +
+    '<bpmn:intermediateCatchEvent id="paid"><bpmn:messageEventDefinition messageRef="M"/></bpmn:intermediateCatchEvent>' +
+    end() +
+    flow('f1', 'start', 'paid') +
+    flow('f2', 'paid', 'end') +
+    '</bpmn:process>',
+);
+
+faultSuite('fault: messages across a Redis flush and a leader change', () => {
+  let fixture: EngineFixture;
+  let engine: Engine;
+  const account = 'acct-messages';
+
+  async function stateOf(key: string) {
+    return (await engine.store.instances.getInstance(account, key))?.document;
+  }
+
+  beforeAll(async () => {
+    fixture = await engineFixture();
+    engine = await fixture.start({ replyTimeoutMs: 1_000 });
+    await engine.deploy(account, WAIT, 'wait.bpmn');
+  }, 60_000);
+  afterAll(() => fixture?.cleanup(), 60_000);
+
+  it('a buffered message survives a flush and a new engine, and correlates to a wait opened after', async () => {
+    const outcome = await engine.publishMessage(account, { name: 'paid', correlationKey: 'K-1', variables: { paid: 1 }, timeToLive: 600_000 }, 0);
+    expect(outcome.published).toBe(true);
+    await fixture.flushRedis();
+    await engine.close();
+    engine = await fixture.start({ replyTimeoutMs: 1_000 });
+    // Several instances, so some land on partitions other than the message's.
+    const keys: string[] = [];
+    for (let i = 0; i < 6; i++) keys.push((await untilAnswered(() => engine.startInstance(account, 'wait', { orderId: 'K-1' }))).processInstanceKey);
+    for (const key of keys) {
+      const done = await waitFor(async () => {
+        const document = await stateOf(key);
+        return document?.state === 'COMPLETED' ? document : undefined;
+      }, `instance ${key} completed`);
+      expect(done.variables[key]).toMatchObject({ orderId: 'K-1', paid: 1 });
+      expect(done.correlatedMessages).toEqual([(outcome as Extract<PublishOutcome, { published: true }>).messageKey]);
+    }
+  }, 60_000);
+
+  it('a publish retried across a flush with its messageId reaches the waiting instance once', async () => {
+    const key = (await untilAnswered(() => engine.startInstance(account, 'wait', { orderId: 'K-2' }))).processInstanceKey;
+    await waitFor(async () => ((await stateOf(key))?.subscriptions !== undefined ? true : undefined), 'the subscription');
+    const publish = () => engine.publishMessage(account, { name: 'paid', correlationKey: 'K-2', variables: {}, timeToLive: 600_000, messageId: 'once' }, 0);
+    const first = publish();
+    await fixture.flushRedis();
+    const outcomes: PublishOutcome[] = [await untilAnswered(() => first).catch(() => untilAnswered(publish))];
+    outcomes.push(await untilAnswered(publish));
+    // The second publish finds the first buffered: a duplicate with the same key.
+    expect(outcomes[1]).toMatchObject({ published: false, reason: 'duplicate' });
+    const done = await waitFor(async () => {
+      const document = await stateOf(key);
+      return document?.state === 'COMPLETED' ? document : undefined;
+    }, 'the instance completed');
+    const duplicate = outcomes[1] as Extract<PublishOutcome, { reason: 'duplicate' }>;
+    expect(done.correlatedMessages).toEqual([duplicate.messageKey]);
+  }, 60_000);
+});
