@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { end, flow, processXml, service, start, timerCatch } from '../engine/runtime/testing.ts';
+import { definitions, end, flow, processXml, service, start, timerCatch } from '../engine/runtime/testing.ts';
 
 const bin = fileURLToPath(new URL('../bin/orca.js', import.meta.url));
 /** Real models of other projects, kept in the repository (test/fixtures/README.md says where each comes from). */
@@ -107,6 +107,55 @@ describe('orca simulate', () => {
     const r = await orca(['simulate', join(dir, 'order.bpmn'), '--vars', '[1]']);
     expect(r.code).toBe(1);
     expect(r.stderr).toContain('--vars must be a JSON object');
+  });
+});
+
+describe('orca simulate --error (worker-thrown BPMN errors)', () => {
+  const charging = definitions(
+    '<bpmn:error id="Err_Card" errorCode="CARD_DECLINED"/>' +
+      '<bpmn:process id="charging" isExecutable="true">' +
+      start() +
+      service('charge', 'charge') +
+      end('charged') +
+      '<bpmn:boundaryEvent id="declined" attachedToRef="charge"><bpmn:errorEventDefinition errorRef="Err_Card"/></bpmn:boundaryEvent>' +
+      service('notify', 'notify') +
+      end('refused') +
+      flow('f1', 'start', 'charge') +
+      flow('f2', 'charge', 'charged') +
+      flow('f3', 'declined', 'notify') +
+      flow('f4', 'notify', 'refused') +
+      '</bpmn:process>',
+  );
+
+  beforeAll(() => writeFile(join(dir, 'charging.bpmn'), charging));
+
+  it('has the job of TYPE throw CODE: caught by the matching boundary, the report names it', async () => {
+    const r = await orca(['simulate', join(dir, 'charging.bpmn'), '--error', 'charge=CARD_DECLINED']);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    const report = JSON.parse(r.stdout);
+    expect(report.visited).toEqual(['start', 'charge', 'declined', 'notify', 'refused']);
+    expect(report.jobs).toEqual([
+      { type: 'charge', elementId: 'charge', errorCode: 'CARD_DECLINED' },
+      { type: 'notify', elementId: 'notify' },
+    ]);
+  });
+
+  it('an error nothing catches is an incident (exit 2) naming the code', async () => {
+    const r = await orca(['simulate', join(dir, 'charging.bpmn'), '--error', 'charge=OTHER']);
+    expect(r.code).toBe(2);
+    const report = JSON.parse(r.stdout);
+    expect(report.incidents[0]).toMatchObject({ type: 'UNHANDLED_ERROR_EVENT', elementId: 'charge' });
+    expect(report.incidents[0].message).toContain('OTHER');
+  });
+
+  it('rejects a spec without a code, or a type also given to --job', async () => {
+    const bare = await orca(['simulate', join(dir, 'charging.bpmn'), '--error', 'charge']);
+    expect(bare.code).toBe(1);
+    expect(bare.stderr).toContain("--error 'charge' must look like TYPE=CODE");
+    const both = await orca(['simulate', join(dir, 'charging.bpmn'), '--error', 'charge=X', '--job', 'charge={}']);
+    expect(both.code).toBe(1);
+    expect(both.stderr).toContain('also given to --job');
   });
 });
 

@@ -2,8 +2,9 @@
 // BPMN; more BPMN files supply called processes, DMN files decisions),
 // starts one instance of the first file's process in-process and drives it
 // to its end: it completes every job it meets — in child instances too —
-// with the variables given per job type, and when only timers are left it
-// moves a simulated clock to the next one. It prints what happened as JSON.
+// with the variables given per job type (or, with `--error TYPE=CODE`, has
+// it throw that BPMN error, the worker-error extension), and when only
+// timers are left it moves a simulated clock to the next one. It prints what happened as JSON.
 // Exit 0 when the instance completed, 2 when it ended in an incident or
 // stopped waiting on something nothing will finish, 1 for bad input.
 import { parseArgs } from 'node:util';
@@ -36,7 +37,8 @@ export interface SimulationReport {
   visited: string[];
   variables: Variables;
   incidents: { type: string; elementId: string; message: string; processInstanceKey: string }[];
-  jobs: { type: string; elementId: string }[];
+  /** `errorCode`: the job threw this BPMN error (`--error`) instead of completing. */
+  jobs: { type: string; elementId: string; errorCode?: string }[];
   timersFired: number;
   waitingOn?: string[];
 }
@@ -47,7 +49,7 @@ export async function runSimulate(argv: string[]): Promise<number> {
     const { values, positionals } = parseArgs({
       args: argv,
       allowPositionals: true,
-      options: { vars: { type: 'string' }, job: { type: 'string', multiple: true }, process: { type: 'string' } },
+      options: { vars: { type: 'string' }, job: { type: 'string', multiple: true }, error: { type: 'string', multiple: true }, process: { type: 'string' } },
     });
     if (positionals.length === 0) throw new Error('name at least one model file');
     const files: string[] = [];
@@ -62,8 +64,16 @@ export async function runSimulate(argv: string[]): Promise<number> {
       if (eq <= 0) throw new Error(`--job '${spec}' must look like TYPE=JSON`);
       jobVariables.set(spec.slice(0, eq), parseObject(spec.slice(eq + 1), `--job ${spec.slice(0, eq)}`));
     }
+    const jobErrors = new Map<string, string>();
+    for (const spec of values.error ?? []) {
+      const eq = spec.indexOf('=');
+      if (eq <= 0 || eq === spec.length - 1) throw new Error(`--error '${spec}' must look like TYPE=CODE`);
+      const type = spec.slice(0, eq);
+      if (jobVariables.has(type)) throw new Error(`--error ${type}: the job type is also given to --job; a job either completes or throws`);
+      jobErrors.set(type, spec.slice(eq + 1));
+    }
     const vars = values.vars === undefined ? {} : parseObject(values.vars, '--vars');
-    report = simulate(files, { processId: values.process, variables: vars, jobVariables });
+    report = simulate(files, { processId: values.process, variables: vars, jobVariables, jobErrors });
   } catch (err) {
     process.stderr.write(`orca simulate: ${(err as Error).message}\n`);
     return 1;
@@ -79,7 +89,7 @@ function problemsText(problems: { elementId?: string; message: string }[]): stri
 /** Deploys `files` (BPMN and DMN XML; the first is the model to run) and drives one instance to its end. */
 export function simulate(
   files: string | string[],
-  options: { processId?: string; variables?: Variables; jobVariables?: Map<string, Variables> },
+  options: { processId?: string; variables?: Variables; jobVariables?: Map<string, Variables>; jobErrors?: Map<string, string> },
 ): SimulationReport {
   const xmls = Array.isArray(files) ? files : [files];
   let clock = Date.UTC(2026, 0, 1);
@@ -115,6 +125,12 @@ export function simulate(
       .flatMap((i) => Object.values(i.jobs))
       .find((j) => j.state === 'ACTIVATABLE');
     if (next !== undefined) {
+      const errorCode = options.jobErrors?.get(next.type);
+      if (errorCode !== undefined) {
+        jobs.push({ type: next.type, elementId: next.elementId, errorCode });
+        engine.throwJobError(next.key, errorCode, `orca simulate --error ${next.type}=${errorCode}`);
+        continue;
+      }
       jobs.push({ type: next.type, elementId: next.elementId });
       engine.completeJob(next.key, options.jobVariables?.get(next.type) ?? {});
       continue;
