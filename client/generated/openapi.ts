@@ -3230,6 +3230,8 @@ export interface operations {
           maxJobsToActivate: number;
           /** @description Extension: wait up to this many milliseconds for a job when none is available (long polling). Absent or 0: answer at once. */
           requestTimeout?: number;
+          /** @description Extension: hold each job this many milliseconds; one neither completed nor failed by then is offered again (at least once). A late complete of such a job is taken while the job exists; once any worker completed it, 404. Absent or 0: no lock period (SPEC.md). */
+          timeout?: number;
           /** @description The job type: a task definition type, `userTask`, `script:<name>`, `message:<name>`, `event:message:<elementId>`. */
           type: string;
           /** @description A name for the worker, recorded on the jobs it holds. */

@@ -9,6 +9,8 @@ export type EngineCommand = (
   | { kind: 'failJob'; account: string; jobKey: string; retries: number; errorMessage?: string; retryBackOff?: number }
   /** A worker threw a BPMN error for its job (extension). */
   | { kind: 'throwJobError'; account: string; jobKey: string; errorCode: string; errorMessage?: string; variables?: Variables }
+  /** A worker activated the job with a timeout (extension, ms): the leader records the hold and arms its deadline. */
+  | { kind: 'holdJob'; account: string; jobKey: string; worker: string; timeout: number }
   | { kind: 'cancel'; account: string; instanceKey: string }
   /** A new version was deployed: (re)arm its timer start events, withdrawing the previous version's. */
   | { kind: 'scheduleStartTimers'; account: string; bpmnProcessId: string; version: number }
@@ -59,6 +61,6 @@ export type CommandReply = ({ ok: true; value: StartedInstance | { done: true } 
 };
 
 /** The commands that address a job (and so its instance through the job). */
-export function isJobCommand(command: EngineCommand): command is Extract<EngineCommand, { kind: 'completeJob' | 'failJob' | 'throwJobError' }> {
-  return command.kind === 'completeJob' || command.kind === 'failJob' || command.kind === 'throwJobError';
+export function isJobCommand(command: EngineCommand): command is Extract<EngineCommand, { kind: 'completeJob' | 'failJob' | 'throwJobError' | 'holdJob' }> {
+  return command.kind === 'completeJob' || command.kind === 'failJob' || command.kind === 'throwJobError' || command.kind === 'holdJob';
 }

@@ -111,7 +111,11 @@ export interface Engine {
   /** Removes every version of a decision (NOT_FOUND when none). */
   deleteDecision(account: string, decisionId: string): Promise<{ versions: number }>;
   startInstance(account: string, bpmnProcessId: string, variables?: Variables, options?: CommandOptions): Promise<StartedInstance>;
-  activateJobs(account: string, type: string, max: number, worker: string, requestTimeoutMs?: number): Promise<ActivatedJob[]>;
+  /**
+   * `timeoutMs` (extension): each job is held by `worker` until then — the deadline committed by its
+   * partition's leader before the jobs are returned — and offered again if neither completed nor failed by then.
+   */
+  activateJobs(account: string, type: string, max: number, worker: string, requestTimeoutMs?: number, timeoutMs?: number): Promise<ActivatedJob[]>;
   completeJob(account: string, jobKey: string, variables?: Variables, options?: CommandOptions): Promise<void>;
   /** `retryBackOff` (ms, extension): offer the job again after it instead of at once. */
   failJob(account: string, jobKey: string, retries: number, errorMessage?: string, options?: CommandOptions, retryBackOff?: number): Promise<void>;
@@ -219,15 +223,42 @@ function engineApi(parts: {
   const send = commandClient({ queues, shard, replyTimeoutMs: config.replyTimeoutMs, maxPending, metrics, tracer });
 
   /** Jobs handed to a worker: long polling (extension) when none wait; counted for the metrics. */
-  async function activate(account: string, type: string, max: number, worker: string, requestTimeoutMs?: number): Promise<ActivatedJob[]> {
+  async function activate(account: string, type: string, max: number, worker: string, requestTimeoutMs?: number, timeoutMs?: number): Promise<ActivatedJob[]> {
     let jobs = await queues.jobs.activate(account, type, max, worker);
     if (jobs.length === 0 && requestTimeoutMs) {
       // Long polling (extension): wait for a push, then try once more.
       if (!(await queues.jobs.waitForJobs(account, type, requestTimeoutMs))) return [];
       jobs = await queues.jobs.activate(account, type, max, worker);
     }
+    if (jobs.length > 0 && timeoutMs) jobs = await holdAll(account, jobs, worker, timeoutMs);
     if (jobs.length > 0) metrics.jobsActivated(jobs);
     return jobs;
+  }
+
+  /**
+   * Activation timeout (extension): a worker hears of a job only once its
+   * deadline is committed through the job's partition, so a leader kill or
+   * a Redis flush cannot leave it held with no deadline. A job whose hold
+   * was refused is not handed out: gone (completed or cancelled meanwhile)
+   * it is dropped, otherwise it goes back to its queue — if the hold was
+   * stored after all, the job is offered twice at worst (at least once).
+   */
+  async function holdAll(account: string, jobs: ActivatedJob[], worker: string, timeoutMs: number): Promise<ActivatedJob[]> {
+    const outcomes = await Promise.allSettled(
+      jobs.map((job) => send(partitionOf(job.key, 'Job'), { kind: 'holdJob', account, jobKey: job.key, worker, timeout: timeoutMs })),
+    );
+    const held: ActivatedJob[] = [];
+    let failure: unknown;
+    for (let i = 0; i < jobs.length; i++) {
+      const outcome = outcomes[i];
+      if (outcome.status === 'fulfilled') held.push(jobs[i]);
+      else if (!(outcome.reason instanceof EngineError && outcome.reason.code === 'NOT_FOUND')) {
+        failure ??= outcome.reason;
+        await queues.jobs.requeue(jobs[i]);
+      }
+    }
+    if (held.length === 0 && failure !== undefined) throw failure;
+    return held;
   }
   const requestIds = freshKeys();
 
@@ -350,13 +381,13 @@ function engineApi(parts: {
     activateJobs:
       tracer === undefined
         ? activate
-        : (account, type, max, worker, requestTimeoutMs) =>
+        : (account, type, max, worker, requestTimeoutMs, timeoutMs) =>
             inSpan(
               tracer,
               'orca.jobs.activate',
               { 'orca.job.type': type, 'orca.jobs.requested': max, 'orca.jobs.long_poll': Boolean(requestTimeoutMs) },
               async (span) => {
-                const jobs = await activate(account, type, max, worker, requestTimeoutMs);
+                const jobs = await activate(account, type, max, worker, requestTimeoutMs, timeoutMs);
                 span.setAttribute('orca.jobs.activated', jobs.length);
                 return jobs;
               },
