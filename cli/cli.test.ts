@@ -110,6 +110,39 @@ describe('orca simulate', () => {
   });
 });
 
+describe('--inline-scripts (zeebe:script run inline, as the deploy option does)', () => {
+  const scripted = processXml(
+    'scriptedInline',
+    start() +
+      '<bpmn:scriptTask id="sum"><bpmn:extensionElements><zeebe:script expression="=a + b" resultVariable="total"/></bpmn:extensionElements></bpmn:scriptTask>' +
+      end() +
+      flow('f1', 'start', 'sum') +
+      flow('f2', 'sum', 'end'),
+  );
+
+  beforeAll(() => writeFile(join(dir, 'inline.bpmn'), scripted));
+
+  it('simulate evaluates the script instead of completing a script: job', async () => {
+    const r = await orca(['simulate', join(dir, 'inline.bpmn'), '--vars', '{"a":2,"b":3}', '--inline-scripts']);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    const report = JSON.parse(r.stdout);
+    expect(report.variables).toEqual({ a: 2, b: 3, total: 5 });
+    expect(report.jobs).toEqual([]);
+    const plain = JSON.parse((await orca(['simulate', join(dir, 'inline.bpmn'), '--vars', '{"a":2,"b":3}'])).stdout);
+    expect(plain.jobs).toEqual([{ type: 'script:sum', elementId: 'sum' }]);
+    expect(plain.variables).toEqual({ a: 2, b: 3 });
+  });
+
+  it('validate drops the script-task warning the option makes moot', async () => {
+    const withOption = await orca(['validate', join(dir, 'inline.bpmn'), '--inline-scripts']);
+    expect(withOption.code).toBe(0);
+    expect(withOption.stdout).toContain('inline.bpmn: ok');
+    expect(withOption.stdout).not.toContain('SCRIPT_TASK_IS_JOB');
+    expect((await orca(['validate', join(dir, 'inline.bpmn')])).stdout).toContain('[sum] SCRIPT_TASK_IS_JOB');
+  });
+});
+
 describe('orca simulate --error (worker-thrown BPMN errors)', () => {
   const charging = definitions(
     '<bpmn:error id="Err_Card" errorCode="CARD_DECLINED"/>' +

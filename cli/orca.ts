@@ -7,8 +7,8 @@ import { wantsInstanceStart } from './commands/start-or-serve.ts';
 
 const USAGE = `Usage:
 Models, locally:
-  orca validate FILE...                      check BPMN and DMN models; lists every problem, exit 1 if any
-  orca simulate FILE [--process ID] [--vars JSON] [--job TYPE=JSON]... [--error TYPE=CODE]...
+  orca validate FILE... [--inline-scripts]   check BPMN and DMN models; lists every problem, exit 1 if any
+  orca simulate FILE [--process ID] [--vars JSON] [--job TYPE=JSON]... [--error TYPE=CODE]... [--inline-scripts]
                                              run one instance in-process, completing each job it meets
 
 The service:

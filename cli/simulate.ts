@@ -4,12 +4,14 @@
 // to its end: it completes every job it meets — in child instances too —
 // with the variables given per job type (or, with `--error TYPE=CODE`, has
 // it throw that BPMN error, the worker-error extension), and when only
-// timers are left it moves a simulated clock to the next one. It prints what happened as JSON.
+// timers are left it moves a simulated clock to the next one; with
+// `--inline-scripts`, zeebe:script expressions run inline as a deploy with
+// that option (extension) runs them. It prints what happened as JSON.
 // Exit 0 when the instance completed, 2 when it ended in an incident or
 // stopped waiting on something nothing will finish, 1 for bad input.
 import { parseArgs } from 'node:util';
 import { compileDmn } from '../engine/dmn/index.ts';
-import { compileBpmn } from '../engine/model/index.ts';
+import { compileBpmn, withInlineScripts } from '../engine/model/index.ts';
 import type { ProcessModel } from '../engine/model/types.ts';
 import { InMemoryEngine } from '../engine/runtime/in-memory-engine.ts';
 import type { ProcessInstance, Variables } from '../engine/runtime/types.ts';
@@ -49,7 +51,13 @@ export async function runSimulate(argv: string[]): Promise<number> {
     const { values, positionals } = parseArgs({
       args: argv,
       allowPositionals: true,
-      options: { vars: { type: 'string' }, job: { type: 'string', multiple: true }, error: { type: 'string', multiple: true }, process: { type: 'string' } },
+      options: {
+        vars: { type: 'string' },
+        job: { type: 'string', multiple: true },
+        error: { type: 'string', multiple: true },
+        process: { type: 'string' },
+        'inline-scripts': { type: 'boolean' },
+      },
     });
     if (positionals.length === 0) throw new Error('name at least one model file');
     const files: string[] = [];
@@ -73,7 +81,7 @@ export async function runSimulate(argv: string[]): Promise<number> {
       jobErrors.set(type, spec.slice(eq + 1));
     }
     const vars = values.vars === undefined ? {} : parseObject(values.vars, '--vars');
-    report = simulate(files, { processId: values.process, variables: vars, jobVariables, jobErrors });
+    report = simulate(files, { processId: values.process, variables: vars, jobVariables, jobErrors, inlineScripts: values['inline-scripts'] });
   } catch (err) {
     process.stderr.write(`orca simulate: ${(err as Error).message}\n`);
     return 1;
@@ -89,7 +97,7 @@ function problemsText(problems: { elementId?: string; message: string }[]): stri
 /** Deploys `files` (BPMN and DMN XML; the first is the model to run) and drives one instance to its end. */
 export function simulate(
   files: string | string[],
-  options: { processId?: string; variables?: Variables; jobVariables?: Map<string, Variables>; jobErrors?: Map<string, string> },
+  options: { processId?: string; variables?: Variables; jobVariables?: Map<string, Variables>; jobErrors?: Map<string, string>; inlineScripts?: boolean },
 ): SimulationReport {
   const xmls = Array.isArray(files) ? files : [files];
   let clock = Date.UTC(2026, 0, 1);
@@ -105,8 +113,10 @@ export function simulate(
     }
     const compiled = compileBpmn(xml);
     if (!compiled.ok) throw new Error(`${i === 0 ? 'the model' : `file ${i + 1}`} is invalid:\n${problemsText(compiled.problems)}`);
-    for (const p of compiled.model.processes) engine.deploy(p);
-    if (i === 0) main = compiled.model.processes;
+    // --inline-scripts: deployed as with the deploy option (extension), zeebe:script expressions run inline.
+    const model = options.inlineScripts ? withInlineScripts(compiled.model) : compiled.model;
+    for (const p of model.processes) engine.deploy(p);
+    if (i === 0) main = model.processes;
   });
   const processes = main!;
   const process =

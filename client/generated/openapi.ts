@@ -3928,6 +3928,11 @@ export interface operations {
               bpmnProcessId: string;
               checksum: string;
               deployedAt: string;
+              /**
+               * @description Extension: this version was deployed with inlineScripts=true (zeebe:script expressions run inline). Absent otherwise.
+               * @constant
+               */
+              inlineScripts?: true;
               latestVersion: number;
               resourceName: string;
               version: number;
@@ -3972,6 +3977,8 @@ export interface operations {
   postProcessDefinitions: {
     parameters: {
       query?: {
+        /** @description Extension: `true` evaluates each script task with a zeebe:script expression inline, as Zeebe does (FEEL, with the same limits), setting its resultVariable, instead of waiting as a `script:` job; a failing expression is an incident naming the element. Stored with the version: the same XML deployed with another choice is a new version. Absent or `false`: SPEC.md (a job). */
+        inlineScripts?: 'true' | 'false';
         /** @description File name of the model; required with a raw XML body. */
         resourceName?: string;
       };
@@ -4105,10 +4112,20 @@ export interface operations {
               bpmnProcessId: string;
               checksum: string;
               deployedAt: string;
+              /**
+               * @description Extension: this version was deployed with inlineScripts=true (zeebe:script expressions run inline). Absent otherwise.
+               * @constant
+               */
+              inlineScripts?: true;
               resourceName: string;
               version: number;
             }[];
             id: string;
+            /**
+             * @description Extension: this version was deployed with inlineScripts=true (zeebe:script expressions run inline). Absent otherwise.
+             * @constant
+             */
+            inlineScripts?: true;
             latestVersion: number;
             resourceName: string;
             version: number;

@@ -12,7 +12,7 @@ import type { EngineConfig } from '../config.ts';
 import { compileDmn } from '../dmn/index.ts';
 import { NO_METRICS, type EngineGauges, type EngineMetrics } from '../metrics.ts';
 import { inSpan, type Tracer } from '../tracing.ts';
-import { compileBpmn } from '../model/index.ts';
+import { compileBpmn, withInlineScripts } from '../model/index.ts';
 import type { ModelProblem, ModelWarning } from '../model/types.ts';
 import { createQueues, type ActivatedJob, type Queues } from '../queue/index.ts';
 import type { Variables } from '../runtime/types.ts';
@@ -75,6 +75,11 @@ export interface CommandOptions {
   onReplay?: () => void;
 }
 
+export interface DeployOptions extends CommandOptions {
+  /** Extension: script tasks with a zeebe:script expression are evaluated inline, as Zeebe does; stored with the version. */
+  inlineScripts?: boolean;
+}
+
 export interface DeployedProcess {
   bpmnProcessId: string;
   version: number;
@@ -98,7 +103,7 @@ export interface Engine {
     account: string,
     xml: string,
     resourceName: string,
-    options?: CommandOptions,
+    options?: DeployOptions,
   ): Promise<{ deployments: DeployedProcess[]; warnings: ModelWarning[] }>;
   deployDecisions(
     account: string,
@@ -310,10 +315,12 @@ function engineApi(parts: {
     return { versions: outcome.removed };
   }
 
-  async function deployModel(account: string, xml: string, resourceName: string, options: CommandOptions = {}) {
-    const compiled = compileBpmn(xml);
-    if (!compiled.ok) throw new ModelRejected(compiled.problems);
-    const inputs = compiled.model.processes.map((p) => ({ bpmnProcessId: p.id, resourceName, xml }));
+  async function deployModel(account: string, xml: string, resourceName: string, options: DeployOptions = {}) {
+    const result = compileBpmn(xml);
+    if (!result.ok) throw new ModelRejected(result.problems);
+    const inlineScripts = options.inlineScripts === true;
+    const compiled = { ...result, model: inlineScripts ? withInlineScripts(result.model) : result.model };
+    const inputs = compiled.model.processes.map((p) => ({ bpmnProcessId: p.id, resourceName, xml, inlineScripts }));
     const results = await deployOnce(account, options, (tx) => store.definitions.deployProcesses(account, inputs, tx));
     models.invalidate(account);
     // A new version (re)arms its timer start events and withdraws the previous version's,
