@@ -23,7 +23,7 @@ Kubernetes:
 
 Talking to a server (ORCA_URL, default http://localhost:8080, and ORCA_API_KEY; --url, --api-key override;
 --json prints the server's JSON; exit 0 ok, 1 refused, 2 usage, 3 no answer/unavailable, 4 bad credentials):
-  orca deploy FILE...                        deploy BPMN and DMN files
+  orca deploy FILE... [--inline-scripts]     deploy BPMN and DMN files
   orca start PROCESS_ID [--vars JSON] [--idempotency-key KEY]
                                              start an instance (1 credit)
   orca instances [--state S] [--var NAME:VALUE] [--process ID [--version N]] [--started-after T] [--started-before T]
@@ -31,7 +31,7 @@ Talking to a server (ORCA_URL, default http://localhost:8080, and ORCA_API_KEY; 
                                              list instances, newest first (T: RFC 3339)
   orca instance KEY                          one instance: variables, waiting elements, jobs, incidents
   orca incidents [--state OPEN|RESOLVED] [--instance KEY] [--process ID] [--limit N] [--cursor C]
-  orca jobs activate TYPE [--max N] [--worker NAME] [--wait MS]
+  orca jobs activate TYPE [--max N] [--worker NAME] [--wait MS] [--timeout MS]
   orca jobs complete KEY [--vars JSON]
   orca jobs fail KEY --retries N [--message TEXT]
   orca worker TYPE --exec 'COMMAND' [--max N] [--worker NAME] [--timeout SECONDS] [--wait MS]

@@ -66,6 +66,25 @@ describe('createWorker', () => {
     }
   });
 
+  it('deploy with inlineScripts (extension) runs a zeebe:script inline; the worker sees its result', async () => {
+    const client = await newClient();
+    const sum =
+      '<bpmn:scriptTask id="sum"><bpmn:extensionElements><zeebe:script expression="=n * 2" resultVariable="doubled"/></bpmn:extensionElements></bpmn:scriptTask>';
+    const xml = processXml(
+      'doubling',
+      start() + sum + service('task', 'use') + end() + flow('f1', 'start', 'sum') + flow('f2', 'sum', 'task') + flow('f3', 'task', 'end'),
+    );
+    const deployed = await client.deploy({ name: 'doubling.bpmn', content: xml, inlineScripts: true });
+    expect(deployed).toMatchObject({ kind: 'process', deployments: [{ version: 1, isNew: true }] });
+    const [key] = await startMany(client, 'doubling', 1);
+    const seen: ActivatedJob[] = [];
+    const worker = createWorker({ client, type: 'use', pollIntervalMs: FAST_POLL, handler: (job) => (seen.push(job), {}) });
+    await eventually(async () => (seen.length === 1 ? true : undefined), 'the job after the script');
+    await worker.stop();
+    expect(seen[0].variables).toEqual({ n: 0, doubled: 0 });
+    expect((await client.getInstance(key)).state).toBe('COMPLETED');
+  });
+
   it('with a timeout (extension), a job its handler holds too long is offered to another worker', async () => {
     const client = await newClient();
     await client.deploy({ name: 'slow.bpmn', content: serviceProcess('slow', 'slow-work', 3) });
