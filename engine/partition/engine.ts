@@ -211,6 +211,9 @@ async function unavailableAsEngineError<T>(call: () => Promise<T>): Promise<T> {
   }
 }
 
+/** Refusals that say nothing about the command itself: the same command may succeed shortly. */
+const TRANSIENT: ReadonlySet<string> = new Set(['BACKPRESSURE', 'TIMEOUT', 'UNAVAILABLE']);
+
 function engineApi(parts: {
   store: Store;
   queues: Queues;
@@ -244,9 +247,11 @@ function engineApi(parts: {
    * Activation timeout (extension): a worker hears of a job only once its
    * deadline is committed through the job's partition, so a leader kill or
    * a Redis flush cannot leave it held with no deadline. A job whose hold
-   * was refused is not handed out: gone (completed or cancelled meanwhile)
-   * it is dropped, otherwise it goes back to its queue — if the hold was
-   * stored after all, the job is offered twice at worst (at least once).
+   * was refused is not handed out. Refused for what it is (gone, failed,
+   * its instance set aside) it is dropped: the leader has withdrawn it or
+   * will. Refused for the moment (backpressure, no answer in time, the
+   * store down) it goes back to its queue — if the hold was stored after
+   * all, the job is offered twice at worst (at least once).
    */
   async function holdAll(account: string, jobs: ActivatedJob[], worker: string, timeoutMs: number): Promise<ActivatedJob[]> {
     const outcomes = await Promise.allSettled(
@@ -257,7 +262,7 @@ function engineApi(parts: {
     for (let i = 0; i < jobs.length; i++) {
       const outcome = outcomes[i];
       if (outcome.status === 'fulfilled') held.push(jobs[i]);
-      else if (!(outcome.reason instanceof EngineError && outcome.reason.code === 'NOT_FOUND')) {
+      else if (!(outcome.reason instanceof EngineError) || TRANSIENT.has(outcome.reason.code)) {
         failure ??= outcome.reason;
         await queues.jobs.requeue(jobs[i]);
       }
