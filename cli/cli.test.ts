@@ -110,6 +110,88 @@ describe('orca simulate', () => {
   });
 });
 
+describe('--inline-scripts (zeebe:script run inline, as the deploy option does)', () => {
+  const scripted = processXml(
+    'scriptedInline',
+    start() +
+      '<bpmn:scriptTask id="sum"><bpmn:extensionElements><zeebe:script expression="=a + b" resultVariable="total"/></bpmn:extensionElements></bpmn:scriptTask>' +
+      end() +
+      flow('f1', 'start', 'sum') +
+      flow('f2', 'sum', 'end'),
+  );
+
+  beforeAll(() => writeFile(join(dir, 'inline.bpmn'), scripted));
+
+  it('simulate evaluates the script instead of completing a script: job', async () => {
+    const r = await orca(['simulate', join(dir, 'inline.bpmn'), '--vars', '{"a":2,"b":3}', '--inline-scripts']);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    const report = JSON.parse(r.stdout);
+    expect(report.variables).toEqual({ a: 2, b: 3, total: 5 });
+    expect(report.jobs).toEqual([]);
+    const plain = JSON.parse((await orca(['simulate', join(dir, 'inline.bpmn'), '--vars', '{"a":2,"b":3}'])).stdout);
+    expect(plain.jobs).toEqual([{ type: 'script:sum', elementId: 'sum' }]);
+    expect(plain.variables).toEqual({ a: 2, b: 3 });
+  });
+
+  it('validate drops the script-task warning the option makes moot', async () => {
+    const withOption = await orca(['validate', join(dir, 'inline.bpmn'), '--inline-scripts']);
+    expect(withOption.code).toBe(0);
+    expect(withOption.stdout).toContain('inline.bpmn: ok');
+    expect(withOption.stdout).not.toContain('SCRIPT_TASK_IS_JOB');
+    expect((await orca(['validate', join(dir, 'inline.bpmn')])).stdout).toContain('[sum] SCRIPT_TASK_IS_JOB');
+  });
+});
+
+describe('orca simulate --error (worker-thrown BPMN errors)', () => {
+  const charging = definitions(
+    '<bpmn:error id="Err_Card" errorCode="CARD_DECLINED"/>' +
+      '<bpmn:process id="charging" isExecutable="true">' +
+      start() +
+      service('charge', 'charge') +
+      end('charged') +
+      '<bpmn:boundaryEvent id="declined" attachedToRef="charge"><bpmn:errorEventDefinition errorRef="Err_Card"/></bpmn:boundaryEvent>' +
+      service('notify', 'notify') +
+      end('refused') +
+      flow('f1', 'start', 'charge') +
+      flow('f2', 'charge', 'charged') +
+      flow('f3', 'declined', 'notify') +
+      flow('f4', 'notify', 'refused') +
+      '</bpmn:process>',
+  );
+
+  beforeAll(() => writeFile(join(dir, 'charging.bpmn'), charging));
+
+  it('has the job of TYPE throw CODE: caught by the matching boundary, the report names it', async () => {
+    const r = await orca(['simulate', join(dir, 'charging.bpmn'), '--error', 'charge=CARD_DECLINED']);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    const report = JSON.parse(r.stdout);
+    expect(report.visited).toEqual(['start', 'charge', 'declined', 'notify', 'refused']);
+    expect(report.jobs).toEqual([
+      { type: 'charge', elementId: 'charge', errorCode: 'CARD_DECLINED' },
+      { type: 'notify', elementId: 'notify' },
+    ]);
+  });
+
+  it('an error nothing catches is an incident (exit 2) naming the code', async () => {
+    const r = await orca(['simulate', join(dir, 'charging.bpmn'), '--error', 'charge=OTHER']);
+    expect(r.code).toBe(2);
+    const report = JSON.parse(r.stdout);
+    expect(report.incidents[0]).toMatchObject({ type: 'UNHANDLED_ERROR_EVENT', elementId: 'charge' });
+    expect(report.incidents[0].message).toContain('OTHER');
+  });
+
+  it('rejects a spec without a code, or a type also given to --job', async () => {
+    const bare = await orca(['simulate', join(dir, 'charging.bpmn'), '--error', 'charge']);
+    expect(bare.code).toBe(1);
+    expect(bare.stderr).toContain("--error 'charge' must look like TYPE=CODE");
+    const both = await orca(['simulate', join(dir, 'charging.bpmn'), '--error', 'charge=X', '--job', 'charge={}']);
+    expect(both.code).toBe(1);
+    expect(both.stderr).toContain('also given to --job');
+  });
+});
+
 describe('orca with DMN files', () => {
   it('validates DMN files beside BPMN files, naming each problem', async () => {
     const r = await orca(['validate', fixture('dmn/chaos-fancy-decision.dmn'), fixture('dmn/modeler-baz-drd.dmn'), join(dir, 'order.bpmn')]);

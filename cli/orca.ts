@@ -7,8 +7,8 @@ import { wantsInstanceStart } from './commands/start-or-serve.ts';
 
 const USAGE = `Usage:
 Models, locally:
-  orca validate FILE...                      check BPMN, DMN and CMMN models; lists every problem, exit 1 if any
-  orca simulate FILE [--process ID] [--vars JSON] [--job TYPE=JSON]...
+  orca validate FILE... [--inline-scripts]   check BPMN, DMN and CMMN models; lists every problem, exit 1 if any
+  orca simulate FILE [--process ID] [--vars JSON] [--job TYPE=JSON]... [--error TYPE=CODE]... [--inline-scripts]
                                              run one instance in-process, completing each job it meets
   orca simulate CASE.cmmn [PROCESS.bpmn...] [--vars JSON] [--job TYPE=JSON]... [--occur ID]... [--start ID]...
                                              run one case in-process: trigger the listeners named by --occur, start
@@ -26,7 +26,7 @@ Kubernetes:
 
 Talking to a server (ORCA_URL, default http://localhost:8080, and ORCA_API_KEY; --url, --api-key override;
 --json prints the server's JSON; exit 0 ok, 1 refused, 2 usage, 3 no answer/unavailable, 4 bad credentials):
-  orca deploy FILE...                        deploy BPMN and DMN files
+  orca deploy FILE... [--inline-scripts]     deploy BPMN and DMN files
   orca start PROCESS_ID [--vars JSON] [--idempotency-key KEY]
                                              start an instance (1 credit)
   orca instances [--state S] [--var NAME:VALUE] [--process ID [--version N]] [--started-after T] [--started-before T]
@@ -34,7 +34,7 @@ Talking to a server (ORCA_URL, default http://localhost:8080, and ORCA_API_KEY; 
                                              list instances, newest first (T: RFC 3339)
   orca instance KEY                          one instance: variables, waiting elements, jobs, incidents
   orca incidents [--state OPEN|RESOLVED] [--instance KEY] [--process ID] [--limit N] [--cursor C]
-  orca jobs activate TYPE [--max N] [--worker NAME] [--wait MS]
+  orca jobs activate TYPE [--max N] [--worker NAME] [--wait MS] [--timeout MS]
   orca jobs complete KEY [--vars JSON]
   orca jobs fail KEY --retries N [--message TEXT]
   orca worker TYPE --exec 'COMMAND' [--max N] [--worker NAME] [--timeout SECONDS] [--wait MS]

@@ -82,6 +82,12 @@ describe('orca deploy', () => {
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/warned\.bpmn +process +warned +1 +yes/);
     expect(r.stderr).toMatch(/^.*warned\.bpmn: warning: \[sum\] SCRIPT_TASK_IS_JOB: .*'script:sum'/m);
+
+    // --inline-scripts (extension): the script runs inline, so no warning; stored with the version, so a new one.
+    const inline = await orca(['deploy', warned, '--inline-scripts'], env);
+    expect(inline.code).toBe(0);
+    expect(inline.stdout).toMatch(/warned\.bpmn +process +warned +2 +yes/);
+    expect(inline.stderr).not.toContain('SCRIPT_TASK_IS_JOB');
   });
 
   it('refuses files it cannot send (missing, misnamed) with exit 2 and sends nothing', async () => {
@@ -338,6 +344,7 @@ describe('orca jobs and orca incidents', () => {
   it('refuses bad job arguments before sending anything', async () => {
     expect((await orca(['jobs', 'fail', '1'], env)).stderr).toContain('--retries N is required');
     expect((await orca(['jobs', 'activate', 'ship', '--max', '0'], env)).code).toBe(2);
+    expect((await orca(['jobs', 'activate', 'ship', '--timeout', '0'], env)).stderr).toContain('--timeout');
     expect((await orca(['jobs', 'finish', '1'], env)).stderr).toContain("unknown jobs command 'finish'");
     expect((await orca(['jobs', 'complete', '1', '--vars', 'tracking=1'], env)).code).toBe(2);
   });

@@ -3,8 +3,11 @@
 // BPMN files supply called processes, DMN files decisions),
 // starts one instance of the first file's process in-process and drives it
 // to its end: it completes every job it meets — in child instances too —
-// with the variables given per job type, and when only timers are left it
-// moves a simulated clock to the next one. With `--message NAME[=JSON]`
+// with the variables given per job type (or, with `--error TYPE=CODE`, has
+// it throw that BPMN error, the worker-error extension), and when only
+// timers are left it moves a simulated clock to the next one; with
+// `--inline-scripts`, zeebe:script expressions run inline as a deploy with
+// that option (extension) runs them. With `--message NAME[=JSON]`
 // (extension) it publishes NAME, with those variables, whenever the
 // instance opens a subscription for it, with the correlation key that
 // subscription expects — before completing any job, so message boundary
@@ -15,7 +18,7 @@
 // stopped waiting on something nothing will finish, 1 for bad input.
 import { parseArgs } from 'node:util';
 import { compileDmn } from '../engine/dmn/index.ts';
-import { compileBpmn } from '../engine/model/index.ts';
+import { compileBpmn, withInlineScripts } from '../engine/model/index.ts';
 import type { ProcessModel } from '../engine/model/types.ts';
 import { InMemoryEngine } from '../engine/runtime/in-memory-engine.ts';
 import { messageStartsOf } from '../engine/runtime/message-starts.ts';
@@ -45,7 +48,8 @@ export interface SimulationReport {
   visited: string[];
   variables: Variables;
   incidents: { type: string; elementId: string; message: string; processInstanceKey: string }[];
-  jobs: { type: string; elementId: string }[];
+  /** `errorCode`: the job threw this BPMN error (`--error`) instead of completing. */
+  jobs: { type: string; elementId: string; errorCode?: string }[];
   /** Messages published by --message (extension), in order, with the correlation key each was published with. */
   messages: { name: string; correlationKey: string }[];
   timersFired: number;
@@ -62,9 +66,11 @@ export async function runSimulate(argv: string[]): Promise<number> {
         vars: { type: 'string' },
         job: { type: 'string', multiple: true },
         message: { type: 'string', multiple: true },
+        error: { type: 'string', multiple: true },
         process: { type: 'string' },
         occur: { type: 'string', multiple: true },
         start: { type: 'string', multiple: true },
+        'inline-scripts': { type: 'boolean' },
       },
     });
     if (positionals.length === 0) throw new Error('name at least one model file');
@@ -80,6 +86,14 @@ export async function runSimulate(argv: string[]): Promise<number> {
       if (eq <= 0) throw new Error(`--job '${spec}' must look like TYPE=JSON`);
       jobVariables.set(spec.slice(0, eq), parseObject(spec.slice(eq + 1), `--job ${spec.slice(0, eq)}`));
     }
+    const jobErrors = new Map<string, string>();
+    for (const spec of values.error ?? []) {
+      const eq = spec.indexOf('=');
+      if (eq <= 0 || eq === spec.length - 1) throw new Error(`--error '${spec}' must look like TYPE=CODE`);
+      const type = spec.slice(0, eq);
+      if (jobVariables.has(type)) throw new Error(`--error ${type}: the job type is also given to --job; a job either completes or throws`);
+      jobErrors.set(type, spec.slice(eq + 1));
+    }
     const messages = new Map<string, Variables>();
     for (const spec of values.message ?? []) {
       const eq = spec.indexOf('=');
@@ -93,7 +107,7 @@ export async function runSimulate(argv: string[]): Promise<number> {
       report = simulateCase(files, { variables: vars, jobVariables, occur: values.occur, start: values.start });
     } else {
       if (values.occur !== undefined || values.start !== undefined) throw new Error('--occur and --start apply to CMMN cases; the first file is not one');
-      report = simulate(files, { processId: values.process, variables: vars, jobVariables, messages });
+      report = simulate(files, { processId: values.process, variables: vars, jobVariables, messages, jobErrors, inlineScripts: values['inline-scripts'] });
     }
   } catch (err) {
     process.stderr.write(`orca simulate: ${(err as Error).message}\n`);
@@ -110,7 +124,14 @@ function problemsText(problems: { elementId?: string; message: string }[]): stri
 /** Deploys `files` (BPMN and DMN XML; the first is the model to run) and drives one instance to its end. */
 export function simulate(
   files: string | string[],
-  options: { processId?: string; variables?: Variables; jobVariables?: Map<string, Variables>; messages?: Map<string, Variables> },
+  options: {
+    processId?: string;
+    variables?: Variables;
+    jobVariables?: Map<string, Variables>;
+    messages?: Map<string, Variables>;
+    jobErrors?: Map<string, string>;
+    inlineScripts?: boolean;
+  },
 ): SimulationReport {
   const xmls = Array.isArray(files) ? files : [files];
   let clock = Date.UTC(2026, 0, 1);
@@ -126,8 +147,10 @@ export function simulate(
     }
     const compiled = compileBpmn(xml);
     if (!compiled.ok) throw new Error(`${i === 0 ? 'the model' : `file ${i + 1}`} is invalid:\n${problemsText(compiled.problems)}`);
-    for (const p of compiled.model.processes) engine.deploy(p);
-    if (i === 0) main = compiled.model.processes;
+    // --inline-scripts: deployed as with the deploy option (extension), zeebe:script expressions run inline.
+    const model = options.inlineScripts ? withInlineScripts(compiled.model) : compiled.model;
+    for (const p of model.processes) engine.deploy(p);
+    if (i === 0) main = model.processes;
   });
   const processes = main!;
   const process =
@@ -159,6 +182,12 @@ export function simulate(
       .flatMap((i) => Object.values(i.jobs))
       .find((j) => j.state === 'ACTIVATABLE');
     if (next !== undefined) {
+      const errorCode = options.jobErrors?.get(next.type);
+      if (errorCode !== undefined) {
+        jobs.push({ type: next.type, elementId: next.elementId, errorCode });
+        engine.throwJobError(next.key, errorCode, `orca simulate --error ${next.type}=${errorCode}`);
+        continue;
+      }
       jobs.push({ type: next.type, elementId: next.elementId });
       engine.completeJob(next.key, options.jobVariables?.get(next.type) ?? {});
       continue;

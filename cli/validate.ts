@@ -1,14 +1,17 @@
 // `orca validate FILE...`: every problem of every file (BPMN, DMN or CMMN), one
 // per line, with the element id, so a modeller can fix them all in one pass;
 // then the warnings of a valid model (elements that run differently from
-// Camunda 8), which do not fail the validation.
+// Camunda 8), which do not fail the validation. `--inline-scripts` shows
+// them as a deploy with that option (extension) would.
 import { compileCmmn } from '../engine/cmmn/index.ts';
 import { compileDmn } from '../engine/dmn/index.ts';
-import { compileBpmn } from '../engine/model/index.ts';
+import { compileBpmn, withInlineScripts } from '../engine/model/index.ts';
 import { isCmmn, isDmn } from './model-kind.ts';
 import { readModelFile } from './read-model-file.ts';
 
-export async function runValidate(files: string[]): Promise<number> {
+export async function runValidate(args: string[]): Promise<number> {
+  const inlineScripts = args.includes('--inline-scripts');
+  const files = args.filter((a) => a !== '--inline-scripts');
   if (files.length === 0) {
     process.stderr.write('orca validate: name at least one model file\n');
     return 1;
@@ -45,7 +48,8 @@ export async function runValidate(files: string[]): Promise<number> {
       }
       continue;
     }
-    const result = compileBpmn(read.xml);
+    const compiled = compileBpmn(read.xml);
+    const result = compiled.ok && inlineScripts ? { ...compiled, model: withInlineScripts(compiled.model) } : compiled;
     if (result.ok) {
       const ids = result.model.processes.map((p) => p.id).join(', ');
       process.stdout.write(`${file}: ok (${result.model.processes.length} executable process${result.model.processes.length === 1 ? '' : 'es'}: ${ids})\n`);

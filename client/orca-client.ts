@@ -83,6 +83,8 @@ export interface CallOptions {
 export interface ModelFile {
   name: string;
   content: string | Uint8Array;
+  /** BPMN only, extension: evaluate zeebe:script expressions inline as Zeebe does (`?inlineScripts=true`, docs/api.md). */
+  inlineScripts?: boolean;
 }
 
 export interface ListInstancesQuery {
@@ -219,7 +221,9 @@ export class OrcaClient {
   }
 
   async #deployOne(file: ModelFile, options: CallOptions): Promise<Deployment> {
-    const call: Call = { query: { resourceName: baseName(file.name) }, xml: file.content, idempotencyKey: keyOf(options), signal: options.signal };
+    // Sent only when asked, so a deploy without it is SPEC.md's request exactly.
+    const query = file.inlineScripts ? { resourceName: baseName(file.name), inlineScripts: 'true' } : { resourceName: baseName(file.name) };
+    const call: Call = { query, xml: file.content, idempotencyKey: keyOf(options), signal: options.signal };
     if (modelKind(file.name) === 'process') return { kind: 'process', ...(await this.#call<ProcessDeployment>('POST', '/api/v1/process-definitions', call)) };
     return { kind: 'decision', ...(await this.#call<DecisionDeployment>('POST', '/api/v1/models', call)) };
   }

@@ -97,6 +97,11 @@ export interface WorkerOptions {
   pollIntervalMs?: number | [number, number];
   /** Extension: long-poll, the server holding an empty poll up to this many ms (at most 60,000). */
   requestTimeout?: number;
+  /**
+   * Extension (Zeebe's job timeout): the server offers a job again when this worker has neither completed nor
+   * failed it within this many ms (at most one day); a completion sent after that is taken while the job exists.
+   */
+  timeout?: number;
   /** Logging and metrics. An exception thrown here is ignored. */
   onEvent?: (event: WorkerEvent) => void;
   /** Tests. */
@@ -182,7 +187,8 @@ export function createWorker(options: WorkerOptions): Worker {
       let jobs: ActivatedJob[];
       try {
         // Never aborted: jobs the server activated for a request whose answer is dropped stay with this worker for good.
-        jobs = await client.activateJobs({ type: options.type, maxJobsToActivate: requested, worker: name, requestTimeout: options.requestTimeout });
+        const request = { type: options.type, maxJobsToActivate: requested, worker: name, requestTimeout: options.requestTimeout };
+        jobs = await client.activateJobs(options.timeout ? { ...request, timeout: options.timeout } : request);
         errors = 0;
       } catch (error) {
         const delayMs = Math.max(backoffMs(POLL_ERROR_RETRY, ++errors, random), error instanceof OrcaError ? (error.retryAfterMs ?? 0) : 0);

@@ -32,6 +32,8 @@ export const LIMITS = {
   maxMessageKeyLength: 1_000,
   /** Messages one account may have buffered (timeToLive > 0, not yet expired) on one message partition (extension). */
   maxBufferedMessagesPerAccountPartition: 10_000,
+  /** A job's activation timeout (extension), in milliseconds: one day. */
+  maxActivationTimeoutMs: 86_400_000,
   /** A BPMN or DMN document, in UTF-8 bytes (compileBpmn and compileDmn take a lower one). */
   maxModelBytes: 10 * 1024 * 1024,
   /** Nesting of elements in a BPMN or DMN document, the root element being level 1. */

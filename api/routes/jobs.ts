@@ -2,9 +2,9 @@
 // answered at once (`jobs: []` when none), then complete or fail them. An
 // activated job stays with its worker until then (no lock period); a failed
 // job with retries left is offered again at once; with none the instance
-// goes to INCIDENT. Long polling (`requestTimeout`), the Idempotency-Key
-// header on complete and fail, and a worker's BPMN error (`/error`) are
-// opt-in extensions.
+// goes to INCIDENT. Long polling (`requestTimeout`), an activation
+// `timeout`, the Idempotency-Key header on complete and fail, a retry
+// back-off and a worker's BPMN error (`/error`) are opt-in extensions.
 import { z } from 'zod';
 import { LIMITS, offerOf, type ActivatedJob } from '../../engine/index.ts';
 import { route } from '../openapi/route.ts';
@@ -16,6 +16,19 @@ import type { RegisterRoutes } from './index.ts';
 
 const TAGS = ['jobs'];
 const MAX_LONG_POLL_MS = 60_000;
+
+/** Extension (Zeebe's job timeout): shared with the MCP tool orca.activate_jobs. */
+export const activationTimeoutSchema = z
+  .number()
+  .int()
+  .min(0)
+  .max(LIMITS.maxActivationTimeoutMs)
+  .optional()
+  .describe(
+    'Extension: hold each job this many milliseconds; one neither completed nor failed by then is offered again (at least once). ' +
+      'A late complete of such a job is taken while the job exists; once any worker completed it, 404. Absent or 0: no lock period (SPEC.md).',
+  )
+  .meta({ 'x-orca-extension': true });
 
 const activateBody = z.object({
   type: idSchema.describe('The job type: a task definition type, `userTask`, `script:<name>`, `message:<name>`, `event:message:<elementId>`.'),
@@ -30,6 +43,7 @@ const activateBody = z.object({
     .describe('Extension: wait up to this many milliseconds for a job when none is available (long polling). Absent or 0: answer at once.')
     // DESIGN §6: opt-in capabilities are tagged in the OpenAPI document.
     .meta({ 'x-orca-extension': true }),
+  timeout: activationTimeoutSchema,
 });
 
 export const jobSchema = z.object({
@@ -89,6 +103,7 @@ export const register: RegisterRoutes = async (app, ctx) => {
         body.maxJobsToActivate,
         body.worker ?? 'default',
         body.requestTimeout || undefined,
+        body.timeout || undefined,
       );
       return { jobs: jobs.map(jobView) };
     },

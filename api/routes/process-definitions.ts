@@ -53,13 +53,38 @@ export const processVersionSchema = z.object({
   resourceName: z.string(),
   checksum: z.string(),
   deployedAt: z.string(),
+  inlineScripts: z
+    .literal(true)
+    .optional()
+    .describe('Extension: this version was deployed with inlineScripts=true (zeebe:script expressions run inline). Absent otherwise.')
+    .meta({ 'x-orca-extension': true }),
 });
 
 export const processSummarySchema = processVersionSchema.extend({ latestVersion: z.number().int() });
 
 export function versionView(v: ProcessVersionSummary) {
-  return { bpmnProcessId: v.bpmnProcessId, version: v.version, resourceName: v.resourceName, checksum: v.checksum, deployedAt: v.deployedAt.toISOString() };
+  const view = {
+    bpmnProcessId: v.bpmnProcessId,
+    version: v.version,
+    resourceName: v.resourceName,
+    checksum: v.checksum,
+    deployedAt: v.deployedAt.toISOString(),
+  };
+  // Left out unless chosen, so a version deployed as SPEC.md describes reads exactly as before.
+  return v.inlineScripts ? { ...view, inlineScripts: true as const } : view;
 }
+
+const deployQuery = uploadQuery.extend({
+  inlineScripts: z
+    .enum(['true', 'false'])
+    .optional()
+    .describe(
+      'Extension: `true` evaluates each script task with a zeebe:script expression inline, as Zeebe does (FEEL, with the same limits), ' +
+        'setting its resultVariable, instead of waiting as a `script:` job; a failing expression is an incident naming the element. Stored with ' +
+        'the version: the same XML deployed with another choice is a new version. Absent or `false`: SPEC.md (a job).',
+    )
+    .meta({ 'x-orca-extension': true }),
+});
 
 const versionQuery = z.object({ version: z.coerce.number().int().min(1).max(2_147_483_647).optional() });
 
@@ -79,7 +104,7 @@ export const register: RegisterRoutes = async (app, ctx) => {
       summary: 'Deploy a BPMN model (free). Several processes in one file are all deployed; `id` is the first one.',
       tags: TAGS,
       auth: 'apiKey',
-      query: uploadQuery,
+      query: deployQuery,
       rawBody: {
         contentTypes: ['multipart/form-data', 'application/xml'],
         description: 'A multipart form with the file part `file`, or the raw BPMN XML (then ?resourceName= is required).',
@@ -92,8 +117,13 @@ export const register: RegisterRoutes = async (app, ctx) => {
     async ({ query, idempotency }, request) => {
       const upload = await readUploadedModel(request, query.resourceName, 'model.bpmn');
       // Fingerprinted by the model and its name, however they were sent (multipart or raw).
-      const keyed = keyedCommand(idempotency, scopedKey.deploy, { xml: upload.xml, resourceName: upload.resourceName });
-      return deployProcessModel(ctx, request.account, upload.xml, upload.resourceName, upload.field, keyed);
+      const inlineScripts = query.inlineScripts === 'true';
+      const keyed = keyedCommand(idempotency, scopedKey.deploy, {
+        xml: upload.xml,
+        resourceName: upload.resourceName,
+        ...(inlineScripts ? { inlineScripts } : {}),
+      });
+      return deployProcessModel(ctx, request.account, upload.xml, upload.resourceName, upload.field, keyed, inlineScripts);
     },
   );
 

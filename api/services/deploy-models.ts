@@ -8,10 +8,19 @@ import { rejectedModel } from './model-upload.ts';
 
 type Keyed = CommandOptions & { commandKey: string; fingerprint: string };
 
-export async function deployProcessModel(ctx: ApiContext, account: string, xml: string, resourceName: string, field: string, keyed?: Keyed) {
+export async function deployProcessModel(
+  ctx: ApiContext,
+  account: string,
+  xml: string,
+  resourceName: string,
+  field: string,
+  keyed?: Keyed,
+  /** Extension: evaluate zeebe:script expressions inline (engine DeployOptions). */
+  inlineScripts = false,
+) {
   let deployed;
   try {
-    deployed = await ctx.engine.deployModel(account, xml, resourceName, keyed);
+    deployed = await ctx.engine.deployModel(account, xml, resourceName, inlineScripts ? { ...keyed, inlineScripts } : keyed);
   } catch (err) {
     if (err instanceof ModelRejected) throw rejectedModel(err.problems, field);
     throw err;

@@ -27,7 +27,7 @@ export function runDeploy(argv: string[]): Promise<number> {
     const { values, positionals } = parse({
       args: argv,
       allowPositionals: true,
-      options: { ...connectionOptions, 'idempotency-key': { type: 'string' } },
+      options: { ...connectionOptions, 'idempotency-key': { type: 'string' }, 'inline-scripts': { type: 'boolean' } },
     });
     if (positionals.length === 0) throw new UsageError('name at least one BPMN or DMN file');
     if (values['idempotency-key'] !== undefined && positionals.length > 1) throw new UsageError('--idempotency-key goes with one file at a time');
@@ -50,7 +50,7 @@ export function runDeploy(argv: string[]): Promise<number> {
     try {
       for (const file of ordered) {
         const answer = await client.deploy(
-          { name: file.name, content: file.content },
+          values['inline-scripts'] && !file.dmn ? { name: file.name, content: file.content, inlineScripts: true } : { name: file.name, content: file.content },
           values['idempotency-key'] === undefined ? undefined : { idempotencyKey: values['idempotency-key'] },
         );
         answers.push({ file: file.path, ...answer });

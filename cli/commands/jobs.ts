@@ -28,14 +28,17 @@ function activate(argv: string[]): Promise<number> {
     const parsed = parse({
       args: argv,
       allowPositionals: true,
-      options: { ...connectionOptions, max: { type: 'string' }, worker: { type: 'string' }, wait: { type: 'string' } },
+      options: { ...connectionOptions, max: { type: 'string' }, worker: { type: 'string' }, wait: { type: 'string' }, timeout: { type: 'string' } },
     });
     const { values } = parsed;
     const [type] = positionals(parsed.positionals, ['TYPE']);
     const maxJobsToActivate = integer(values.max, '--max', 1, 1000) ?? 1;
     const requestTimeout = integer(values.wait, '--wait', 0, 60_000);
+    const timeout = integer(values.timeout, '--timeout', 1, 86_400_000);
     const client = connect(values);
-    const jobs = await client.activateJobs({ type, maxJobsToActivate, worker: values.worker ?? 'orca-cli', requestTimeout });
+    const request = { type, maxJobsToActivate, worker: values.worker ?? 'orca-cli', requestTimeout };
+    // Sent only when asked (extension): without it the request is SPEC.md's, with no lock period.
+    const jobs = await client.activateJobs(timeout === undefined ? request : { ...request, timeout });
     if (values.json) {
       printJson({ jobs });
       return;

@@ -3247,6 +3247,8 @@ export interface operations {
           maxJobsToActivate: number;
           /** @description Extension: wait up to this many milliseconds for a job when none is available (long polling). Absent or 0: answer at once. */
           requestTimeout?: number;
+          /** @description Extension: hold each job this many milliseconds; one neither completed nor failed by then is offered again (at least once). A late complete of such a job is taken while the job exists; once any worker completed it, 404. Absent or 0: no lock period (SPEC.md). */
+          timeout?: number;
           /** @description The job type: a task definition type, `userTask`, `script:<name>`, `message:<name>`, `event:message:<elementId>`. */
           type: string;
           /** @description A name for the worker, recorded on the jobs it holds. */
@@ -4054,6 +4056,11 @@ export interface operations {
               bpmnProcessId: string;
               checksum: string;
               deployedAt: string;
+              /**
+               * @description Extension: this version was deployed with inlineScripts=true (zeebe:script expressions run inline). Absent otherwise.
+               * @constant
+               */
+              inlineScripts?: true;
               latestVersion: number;
               resourceName: string;
               version: number;
@@ -4098,6 +4105,8 @@ export interface operations {
   postProcessDefinitions: {
     parameters: {
       query?: {
+        /** @description Extension: `true` evaluates each script task with a zeebe:script expression inline, as Zeebe does (FEEL, with the same limits), setting its resultVariable, instead of waiting as a `script:` job; a failing expression is an incident naming the element. Stored with the version: the same XML deployed with another choice is a new version. Absent or `false`: SPEC.md (a job). */
+        inlineScripts?: 'true' | 'false';
         /** @description File name of the model; required with a raw XML body. */
         resourceName?: string;
       };
@@ -4231,10 +4240,20 @@ export interface operations {
               bpmnProcessId: string;
               checksum: string;
               deployedAt: string;
+              /**
+               * @description Extension: this version was deployed with inlineScripts=true (zeebe:script expressions run inline). Absent otherwise.
+               * @constant
+               */
+              inlineScripts?: true;
               resourceName: string;
               version: number;
             }[];
             id: string;
+            /**
+             * @description Extension: this version was deployed with inlineScripts=true (zeebe:script expressions run inline). Absent otherwise.
+             * @constant
+             */
+            inlineScripts?: true;
             latestVersion: number;
             resourceName: string;
             version: number;

@@ -72,7 +72,8 @@ function scriptTask(info: NodeInfo, add: Add): void {
       'SCRIPT_TASK_IS_JOB',
       `Script task '${id}': Camunda 8 evaluates its FEEL script itself; Orca waits on a job of type '${type}' instead, with the expression and ` +
         'result variable in its custom headers (script.expression, script.resultVariable). A worker must evaluate it and complete the job with ' +
-        'the result; a completion without it leaves the result variable unset.',
+        'the result; a completion without it leaves the result variable unset. Deployed with the inlineScripts option (extension), Orca ' +
+        'evaluates it inline as Zeebe does.',
     );
   } else if (info.zeebe.taskDefinition?.type !== undefined) {
     add(

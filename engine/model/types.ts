@@ -165,6 +165,12 @@ export interface ProcessModel {
   noneStartEvent?: string;
   /** Ids of event subprocesses at process level. */
   eventSubProcesses: string[];
+  /**
+   * Extension, a deploy option stored with the version (never set by the
+   * compiler): script tasks with a zeebe:script expression are evaluated
+   * inline, as Zeebe does, instead of waiting as `script:` jobs.
+   */
+  inlineScripts?: boolean;
 }
 
 export interface CompiledModel {

@@ -9,6 +9,8 @@ export type EngineCommand = (
   | { kind: 'failJob'; account: string; jobKey: string; retries: number; errorMessage?: string; retryBackOff?: number }
   /** A worker threw a BPMN error for its job (extension). */
   | { kind: 'throwJobError'; account: string; jobKey: string; errorCode: string; errorMessage?: string; variables?: Variables }
+  /** A worker activated the job with a timeout (extension, ms): the leader records the hold and arms its deadline. */
+  | { kind: 'holdJob'; account: string; jobKey: string; worker: string; timeout: number }
   | { kind: 'cancel'; account: string; instanceKey: string }
   /**
    * Extension: publish a message, on its message partition (hash of account, name and correlation key):
@@ -91,6 +93,6 @@ export type CommandReply = ({ ok: true; value: StartedInstance | PublishOutcome 
 };
 
 /** The commands that address a job (and so its instance through the job). */
-export function isJobCommand(command: EngineCommand): command is Extract<EngineCommand, { kind: 'completeJob' | 'failJob' | 'throwJobError' }> {
-  return command.kind === 'completeJob' || command.kind === 'failJob' || command.kind === 'throwJobError';
+export function isJobCommand(command: EngineCommand): command is Extract<EngineCommand, { kind: 'completeJob' | 'failJob' | 'throwJobError' | 'holdJob' }> {
+  return command.kind === 'completeJob' || command.kind === 'failJob' || command.kind === 'throwJobError' || command.kind === 'holdJob';
 }

@@ -12,7 +12,7 @@ import type { EngineConfig } from '../config.ts';
 import { compileDmn } from '../dmn/index.ts';
 import { NO_METRICS, type EngineGauges, type EngineMetrics } from '../metrics.ts';
 import { inSpan, type Tracer } from '../tracing.ts';
-import { compileBpmn } from '../model/index.ts';
+import { compileBpmn, withInlineScripts } from '../model/index.ts';
 import type { ModelProblem, ModelWarning } from '../model/types.ts';
 import { createQueues, type ActivatedJob, type Queues } from '../queue/index.ts';
 import type { Variables } from '../runtime/types.ts';
@@ -76,6 +76,11 @@ export interface CommandOptions {
   onReplay?: () => void;
 }
 
+export interface DeployOptions extends CommandOptions {
+  /** Extension: script tasks with a zeebe:script expression are evaluated inline, as Zeebe does; stored with the version. */
+  inlineScripts?: boolean;
+}
+
 export interface DeployedProcess {
   bpmnProcessId: string;
   version: number;
@@ -109,7 +114,7 @@ export interface Engine {
     account: string,
     xml: string,
     resourceName: string,
-    options?: CommandOptions,
+    options?: DeployOptions,
   ): Promise<{ deployments: DeployedProcess[]; warnings: ModelWarning[] }>;
   deployDecisions(
     account: string,
@@ -122,7 +127,11 @@ export interface Engine {
   /** Removes every version of a decision (NOT_FOUND when none). */
   deleteDecision(account: string, decisionId: string): Promise<{ versions: number }>;
   startInstance(account: string, bpmnProcessId: string, variables?: Variables, options?: CommandOptions): Promise<StartedInstance>;
-  activateJobs(account: string, type: string, max: number, worker: string, requestTimeoutMs?: number): Promise<ActivatedJob[]>;
+  /**
+   * `timeoutMs` (extension): each job is held by `worker` until then — the deadline committed by its
+   * partition's leader before the jobs are returned — and offered again if neither completed nor failed by then.
+   */
+  activateJobs(account: string, type: string, max: number, worker: string, requestTimeoutMs?: number, timeoutMs?: number): Promise<ActivatedJob[]>;
   completeJob(account: string, jobKey: string, variables?: Variables, options?: CommandOptions): Promise<void>;
   /** `retryBackOff` (ms, extension): offer the job again after it instead of at once. */
   failJob(account: string, jobKey: string, retries: number, errorMessage?: string, options?: CommandOptions, retryBackOff?: number): Promise<void>;
@@ -223,6 +232,9 @@ async function unavailableAsEngineError<T>(call: () => Promise<T>): Promise<T> {
   }
 }
 
+/** Refusals that say nothing about the command itself: the same command may succeed shortly. */
+const TRANSIENT: ReadonlySet<string> = new Set(['BACKPRESSURE', 'TIMEOUT', 'UNAVAILABLE']);
+
 function engineApi(parts: {
   store: Store;
   queues: Queues;
@@ -240,15 +252,44 @@ function engineApi(parts: {
   const send = commandClient({ queues, shard, replyTimeoutMs: config.replyTimeoutMs, maxPending, metrics, tracer });
 
   /** Jobs handed to a worker: long polling (extension) when none wait; counted for the metrics. */
-  async function activate(account: string, type: string, max: number, worker: string, requestTimeoutMs?: number): Promise<ActivatedJob[]> {
+  async function activate(account: string, type: string, max: number, worker: string, requestTimeoutMs?: number, timeoutMs?: number): Promise<ActivatedJob[]> {
     let jobs = await queues.jobs.activate(account, type, max, worker);
     if (jobs.length === 0 && requestTimeoutMs) {
       // Long polling (extension): wait for a push, then try once more.
       if (!(await queues.jobs.waitForJobs(account, type, requestTimeoutMs))) return [];
       jobs = await queues.jobs.activate(account, type, max, worker);
     }
+    if (jobs.length > 0 && timeoutMs) jobs = await holdAll(account, jobs, worker, timeoutMs);
     if (jobs.length > 0) metrics.jobsActivated(jobs);
     return jobs;
+  }
+
+  /**
+   * Activation timeout (extension): a worker hears of a job only once its
+   * deadline is committed through the job's partition, so a leader kill or
+   * a Redis flush cannot leave it held with no deadline. A job whose hold
+   * was refused is not handed out. Refused for what it is (gone, failed,
+   * its instance set aside) it is dropped: the leader has withdrawn it or
+   * will. Refused for the moment (backpressure, no answer in time, the
+   * store down) it goes back to its queue — if the hold was stored after
+   * all, the job is offered twice at worst (at least once).
+   */
+  async function holdAll(account: string, jobs: ActivatedJob[], worker: string, timeoutMs: number): Promise<ActivatedJob[]> {
+    const outcomes = await Promise.allSettled(
+      jobs.map((job) => send(partitionOf(job.key, 'Job'), { kind: 'holdJob', account, jobKey: job.key, worker, timeout: timeoutMs })),
+    );
+    const held: ActivatedJob[] = [];
+    let failure: unknown;
+    for (let i = 0; i < jobs.length; i++) {
+      const outcome = outcomes[i];
+      if (outcome.status === 'fulfilled') held.push(jobs[i]);
+      else if (!(outcome.reason instanceof EngineError) || TRANSIENT.has(outcome.reason.code)) {
+        failure ??= outcome.reason;
+        await queues.jobs.requeue(jobs[i]);
+      }
+    }
+    if (held.length === 0 && failure !== undefined) throw failure;
+    return held;
   }
   const requestIds = freshKeys();
 
@@ -303,10 +344,12 @@ function engineApi(parts: {
     return { versions: outcome.removed };
   }
 
-  async function deployModel(account: string, xml: string, resourceName: string, options: CommandOptions = {}) {
-    const compiled = compileBpmn(xml);
-    if (!compiled.ok) throw new ModelRejected(compiled.problems);
-    const inputs = compiled.model.processes.map((p) => ({ bpmnProcessId: p.id, resourceName, xml }));
+  async function deployModel(account: string, xml: string, resourceName: string, options: DeployOptions = {}) {
+    const result = compileBpmn(xml);
+    if (!result.ok) throw new ModelRejected(result.problems);
+    const inlineScripts = options.inlineScripts === true;
+    const compiled = { ...result, model: inlineScripts ? withInlineScripts(result.model) : result.model };
+    const inputs = compiled.model.processes.map((p) => ({ bpmnProcessId: p.id, resourceName, xml, inlineScripts }));
     const results = await deployOnce(account, options, (tx) => store.definitions.deployProcesses(account, inputs, tx));
     models.invalidate(account);
     // A new version (re)arms its timer start events and withdraws the previous version's,
@@ -374,13 +417,13 @@ function engineApi(parts: {
     activateJobs:
       tracer === undefined
         ? activate
-        : (account, type, max, worker, requestTimeoutMs) =>
+        : (account, type, max, worker, requestTimeoutMs, timeoutMs) =>
             inSpan(
               tracer,
               'orca.jobs.activate',
               { 'orca.job.type': type, 'orca.jobs.requested': max, 'orca.jobs.long_poll': Boolean(requestTimeoutMs) },
               async (span) => {
-                const jobs = await activate(account, type, max, worker, requestTimeoutMs);
+                const jobs = await activate(account, type, max, worker, requestTimeoutMs, timeoutMs);
                 span.setAttribute('orca.jobs.activated', jobs.length);
                 return jobs;
               },

@@ -33,7 +33,10 @@ export class ModelCache {
     if (stored === null) return undefined;
     const compiled = compileBpmn(stored.xml);
     if (!compiled.ok) throw new Error(`stored model ${bpmnProcessId} v${version} no longer compiles: ${compiled.problems[0]?.message}`);
-    for (const p of compiled.model.processes) this.versions.set(versionKey(account, p.id, version), p);
+    for (const p of compiled.model.processes) {
+      if (stored.inlineScripts) p.inlineScripts = true;
+      this.versions.set(versionKey(account, p.id, version), p);
+    }
     return this.cachedProcess(account, bpmnProcessId, version);
   }
 

@@ -57,7 +57,8 @@ export interface RebuildResult {
  * when first pushed (ahead of every job pushed after it, so in practice the
  * front: SPEC.md offers a failed job again at once). An activated job stays
  * activated until removed or requeued: there is no lock timeout and no
- * redelivery by time (SPEC.md).
+ * redelivery by time here (SPEC.md); an activation timeout (extension) is
+ * the partition leader's timer, which requeues the job.
  */
 export interface JobQueue {
   /**

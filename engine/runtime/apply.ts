@@ -8,6 +8,7 @@
 import { subscribeEventSubProcesses } from './behavior/event-subprocess.ts';
 import { correlate } from './behavior/correlate.ts';
 import { raiseIncident, setAside } from './behavior/incident.ts';
+import { activationTimedOut, holdJob, releaseHold } from './behavior/activation-timeout.ts';
 import { findSubscription } from './behavior/messages.ts';
 import { jobOffer } from './behavior/job.ts';
 import { armRetryBackOff, retryBackOffPassed } from './behavior/retry-back-off.ts';
@@ -38,6 +39,8 @@ export function apply(instance: ProcessInstance | null, command: Command, ctx: A
       return failJob(instance, command, ctx);
     case 'throwJobError':
       return jobError(instance, command, ctx);
+    case 'holdJob':
+      return hold(instance, command, ctx);
     case 'cancel':
       return run(instance, ctx, (exec) => {
         exec.terminateChildren(instance.key);
@@ -174,6 +177,7 @@ function failJob(instance: ProcessInstance, command: Extract<Command, { type: 'f
     return { ok: false, code: 'INVALID_ARGUMENT', message: `retryBackOff must be a whole number of milliseconds, at least 0, not ${String(retryBackOff)}.` };
   }
   return run(instance, ctx, (exec) => {
+    releaseHold(exec, job);
     job.retries = retries;
     job.errorMessage = errorMessage;
     exec.record('JOB_FAILED', { elementId: job.elementId, elementInstanceKey: job.elementInstanceKey, jobKey, detail: { retries, errorMessage } });
@@ -210,12 +214,23 @@ function jobError(instance: ProcessInstance, command: Extract<Command, { type: '
   });
 }
 
+function hold(instance: ProcessInstance, command: Extract<Command, { type: 'holdJob' }>, ctx: ApplyContext): ApplyResult {
+  const job = instance.jobs[command.jobKey];
+  if (job === undefined) return notFound(`Job '${command.jobKey}' not found: it was completed or cancelled, or never existed.`);
+  if (job.state === 'FAILED') return { ok: false, code: 'INVALID_STATE', message: `Job '${command.jobKey}' failed with no retries left.` };
+  if (!(Number.isInteger(command.timeout) && command.timeout > 0)) {
+    return { ok: false, code: 'INVALID_ARGUMENT', message: `timeout must be a whole number of milliseconds above 0, not ${String(command.timeout)}.` };
+  }
+  return run(instance, ctx, (exec) => holdJob(exec, job, command.worker, command.timeout));
+}
+
 function fireTimer(instance: ProcessInstance, timerKey: string, ctx: ApplyContext): ApplyResult {
   const timer = instance.timers[timerKey];
   if (timer === undefined) return notFound(`Timer '${timerKey}' not found: it already fired or was cancelled.`);
   // A duplicate or early fire (a repeating timer already re-armed) must not fire it ahead of time.
   if (ctx.now() < timer.dueAt)
     return { ok: false, code: 'INVALID_STATE', message: `Timer '${timerKey}' is not due until ${new Date(timer.dueAt).toISOString()}.` };
+  if (timer.activationTimeout) return run(instance, ctx, (exec) => activationTimedOut(exec, timer));
   if (timer.jobKey !== undefined) return run(instance, ctx, (exec) => retryBackOffPassed(exec, timer));
   return run(instance, ctx, (exec) => {
     const event = ctx.model.elements[timer.elementId];

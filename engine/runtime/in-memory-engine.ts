@@ -153,8 +153,12 @@ export class InMemoryEngine {
     return key;
   }
 
-  /** Pops up to `max` jobs of `type`, with the variables visible to each now. */
-  activate(type: string, max: number): ActivatedJob[] {
+  /**
+   * Pops up to `max` jobs of `type`, with the variables visible to each now.
+   * With a `timeout` (ms, extension) each is held by `worker` until then and
+   * offered again if neither completed nor failed by the time its timer fires.
+   */
+  activate(type: string, max: number, options: { timeout?: number; worker?: string } = {}): ActivatedJob[] {
     const queue = this.queues.get(type);
     const jobs: ActivatedJob[] = [];
     while (queue !== undefined && queue.length > 0 && jobs.length < max) {
@@ -163,6 +167,10 @@ export class InMemoryEngine {
       // Offers of cancelled or completed jobs are dropped lazily here.
       if (instance === undefined || instance.jobs[offer.key] === undefined) continue;
       jobs.push({ ...offer, variables: { ...visibleVariables(instance, offer.elementInstanceKey) } });
+    }
+    if (options.timeout) {
+      const { timeout, worker = 'default' } = options;
+      for (const job of jobs) this.command(job.processInstanceKey, { type: 'holdJob', jobKey: job.key, worker, timeout });
     }
     return jobs;
   }

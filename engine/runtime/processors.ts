@@ -16,6 +16,7 @@ import { exclusiveGatewayProcessor } from './gateway/exclusive-gateway.ts';
 import { inclusiveGatewayProcessor } from './gateway/inclusive-gateway.ts';
 import { parallelGatewayProcessor } from './gateway/parallel-gateway.ts';
 import { businessRuleTaskProcessor } from './task/business-rule-task.ts';
+import { scriptTaskProcessor } from './task/script-task.ts';
 import { callActivityProcessor } from './task/call-activity.ts';
 import { jobTaskProcessor } from './task/job-task.ts';
 import { passThroughTaskProcessor } from './task/pass-through-task.ts';
@@ -30,7 +31,7 @@ export const PROCESSORS: Readonly<Record<ElementType, ElementProcessor>> = {
   manualTask: passThroughTaskProcessor,
   serviceTask: jobTaskProcessor,
   sendTask: jobTaskProcessor,
-  scriptTask: jobTaskProcessor,
+  scriptTask: scriptTaskProcessor,
   userTask: jobTaskProcessor,
   receiveTask: jobTaskProcessor,
   businessRuleTask: businessRuleTaskProcessor,

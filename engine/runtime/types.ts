@@ -54,6 +54,8 @@ export interface Timer {
   firedCount: number;
   /** A failed job's retry back-off (extension): firing offers this job again. */
   jobKey?: string;
+  /** With `jobKey`: the deadline of an activation with a timeout (extension), not a retry back-off. */
+  activationTimeout?: true;
 }
 
 export type JobState = 'ACTIVATABLE' | 'FAILED';
@@ -69,6 +71,8 @@ export interface Job {
   errorMessage?: string;
   /** A message wait's message, as evaluated when the job was created. */
   message?: JobMessage;
+  /** Extension: a worker activated the job with a timeout and holds it until its timer (`timerKey`) fires. */
+  held?: { worker: string; at: number; timerKey: string };
 }
 
 /** Extension: which message a message wait's job stands for; the correlation key as evaluated when the wait began. */
@@ -172,6 +176,8 @@ export type Command =
   | { type: 'failJob'; jobKey: string; retries: number; errorMessage?: string; retryBackOff?: number }
   /** A worker threw a BPMN error instead of completing its job (extension); the variables go where it is caught. */
   | { type: 'throwJobError'; jobKey: string; errorCode: string; errorMessage?: string; variables?: Variables }
+  /** A worker activated the job with a timeout (extension, ms): it is offered again if neither completed nor failed by then. */
+  | { type: 'holdJob'; jobKey: string; worker: string; timeout: number }
   | { type: 'cancel' }
   | { type: 'fireTimer'; timerKey: string }
   /** To a parent: its call activity's child completed with these variables. */
@@ -277,6 +283,8 @@ export type Effect =
   | { type: 'cancelJob'; jobKey: string; jobType: string }
   | { type: 'scheduleTimer'; timerKey: string; dueAt: number; elementId: string }
   | { type: 'cancelTimer'; timerKey: string }
+  /** The job is held by a worker until its activation timeout (extension): stored as activated. */
+  | { type: 'holdJob'; jobKey: string }
   /** Start a child instance of the latest deployed version of `bpmnProcessId` under this key, passing `depth` on in its start command. */
   | { type: 'startChild'; childInstanceKey: string; bpmnProcessId: string; variables: Variables; parentElementInstanceKey: string; depth: number }
   /** Extension: a message subscription opened (whoever holds buffered messages may correlate one now). */

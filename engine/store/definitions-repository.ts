@@ -17,6 +17,8 @@ export interface DeployProcessInput {
   xml: string;
   /** sha256 of the XML, lower-case hex; computed when absent. */
   checksum?: string;
+  /** Extension: evaluate zeebe:script expressions inline (stored with the version; part of what a redeploy compares). */
+  inlineScripts?: boolean;
 }
 
 export interface DeployResult {
@@ -33,6 +35,8 @@ export interface ProcessVersionSummary {
   resourceName: string;
   checksum: string;
   deployedAt: Date;
+  /** Extension: script tasks with a zeebe:script expression run inline in this version. */
+  inlineScripts: boolean;
 }
 
 export interface ProcessVersion extends ProcessVersionSummary {
@@ -59,14 +63,17 @@ export function definitionsRepository(db: Db) {
       resourceName: definitionVersions.resourceName,
       checksum: definitionVersions.checksum,
       deployedAt: definitionVersions.deployedAt,
+      inlineScripts: definitionVersions.inlineScripts,
     },
+    extra: { inlineScripts: definitionVersions.inlineScripts },
+    compared: ['inlineScripts'],
   });
 
   /** Deploys several processes (one resource) atomically, inside `tx` when given; results in input order. */
   async function deployProcesses(account: string, inputs: DeployProcessInput[], tx?: Tx): Promise<DeployResult[]> {
     const deployed = await processes.deploy(
       account,
-      inputs.map(({ bpmnProcessId, ...input }) => ({ id: bpmnProcessId, ...input })),
+      inputs.map(({ bpmnProcessId, inlineScripts, ...input }) => ({ id: bpmnProcessId, ...input, columns: { inlineScripts: inlineScripts ?? false } })),
       tx,
     );
     return deployed.map(deployResult);

@@ -47,7 +47,14 @@ export function offeredJobRow(account: string, offer: JobOffer, state: JobWrite[
 
 /** A job of the document as its row. */
 export function jobRow(account: string, instance: ProcessInstance, job: Job): JobWrite {
-  return offeredJobRow(account, jobOffer(instance, job), job.state, job.errorMessage);
+  const row = offeredJobRow(account, jobOffer(instance, job), job.state, job.errorMessage);
+  // Held until an activation timeout (extension): stored as activated, so a queue rebuild keeps it with its worker.
+  if (job.held !== undefined && job.state === 'ACTIVATABLE') {
+    row.state = 'ACTIVATED';
+    row.worker = job.held.worker;
+    row.activatedAt = new Date(job.held.at);
+  }
+  return row;
 }
 
 /** The offer a stored job stands for: what its queue holds again after a rebuild. */

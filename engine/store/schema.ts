@@ -8,7 +8,7 @@
 // the API writes (identity, mail, credits, agents) are in schema-identity.ts,
 // webhooks and sign-in in schema-webhooks.ts, and exported from here too, so drizzle-kit and every reader see one schema.
 import { sql } from 'drizzle-orm';
-import { bigint, check, index, integer, jsonb, pgTable, primaryKey, text } from 'drizzle-orm/pg-core';
+import { bigint, boolean, check, index, integer, jsonb, pgTable, primaryKey, text } from 'drizzle-orm/pg-core';
 import type { TimerSchedule } from '../timer/index.ts';
 import type { HistoryRecord, JobState, ProcessInstance, Variables } from '../runtime/types.ts';
 import type { StoredRecord } from './history-records.ts';
@@ -47,6 +47,8 @@ export const definitionVersions = pgTable(
     xml: text('xml').notNull(),
     checksum: text('checksum').notNull(),
     deployedAt: instant('deployed_at').notNull().defaultNow(),
+    /** Extension, chosen on deploy: script tasks with a zeebe:script expression are evaluated inline, as Zeebe does, not left as jobs. */
+    inlineScripts: boolean('inline_scripts').notNull().default(false),
   },
   // No index on the checksum: a redeploy compares with the latest version only
   // (found by the primary key), and a rollback repeats an older version's checksum.

@@ -49,6 +49,8 @@ export interface VersionedTables<Id extends string, Summary extends SummaryColum
   summary: Summary;
   /** Further columns of the versions table a deploy writes, keyed as DeployInput.columns is (a decision's name). */
   extra?: Record<string, AnyPgColumn>;
+  /** Keys of `extra` that, like the checksum, must match the latest version's for a redeploy to keep it (a process's deploy options). */
+  compared?: string[];
   /** What the deployment.created webhook event calls these resources. */
   kind: DeployedKind;
 }
@@ -232,8 +234,8 @@ export function versionedResources<Id extends string, Summary extends SummaryCol
  * nothing when the head exists: ON CONFLICT DO NOTHING waits for a head
  * another transaction is inserting, so two first deploys never both create
  * version 1. `lock` locks an existing head; `write`, run after it, answers the
- * latest version when it holds this checksum, or bumps the head and inserts
- * the next version. Parameters: account, id, checksum, resource name, XML, then the
+ * latest version when it holds this checksum (and the same extra columns),
+ * or bumps the head and inserts the next version. Parameters: account, id, checksum, resource name, XML, then the
  * extra columns.
  */
 function deployStatements(tables: VersionedTables<string, SummaryColumns>) {
@@ -245,6 +247,10 @@ function deployStatements(tables: VersionedTables<string, SummaryColumns>) {
   const extra = Object.keys(tables.extra ?? {});
   const extraColumns = extra.map((key) => `, ${q(tables.extra![key].name)}`).join('');
   const extraParams = extra.map((_, i) => `, $${6 + i}`).join('');
+  // A redeploy keeps the latest version only when the extra columns match too (a process's deploy options).
+  const extraMatch = extra
+    .map((key, i) => (tables.compared?.includes(key) ? ` and v.${q(tables.extra![key].name)} is not distinct from $${6 + i}` : ''))
+    .join('');
   const insertVersion = (from: string, version: string) =>
     `insert into ${versions} (account, ${versionId}, version, resource_name, xml, checksum${extraColumns})
      select $1, $2, ${version}, $4, $5, $3${extraParams} from ${from} returning version, ${SUBSCRIBED_TO_DEPLOYMENTS} as notify`;
@@ -263,7 +269,7 @@ function deployStatements(tables: VersionedTables<string, SummaryColumns>) {
       text: `with existing as (
                select v.version from ${heads} h join ${versions} v
                  on v.account = h.account and v.${versionId} = h.${id} and v.version = h.latest_version
-               where h.account = $1 and h.${id} = $2 and v.checksum = $3
+               where h.account = $1 and h.${id} = $2 and v.checksum = $3${extraMatch}
              ), bumped as (
                update ${heads} set latest_version = latest_version + 1, updated_at = now()
                where account = $1 and ${id} = $2 and not exists (select 1 from existing) returning latest_version

@@ -6,8 +6,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiFixture, type ApiFixture } from './api-fixture.ts';
 import { connectMcp, type ClientKind, type McpClient } from './mcp-support.ts';
+import { definitions, end, flow, processXml, service, start } from '../../engine/runtime/testing.ts';
 import { approvalDmn, eventually, serviceProcess, userTaskProcess } from './workflow-support.ts';
-import { definitions, end, flow, start } from '../../engine/runtime/testing.ts';
 
 let api: ApiFixture;
 beforeAll(async () => {
@@ -100,6 +100,32 @@ for (const kind of ['v2', 'v1'] as ClientKind[]) {
       expect(done.variables).toEqual({ orderId: 'A-1', shipped: true });
       const found = await client.call('orca.list_instances', { sessionId, state: 'COMPLETED', variable: 'orderId:A-1' });
       expect(found.data.items.map((i: { processInstanceKey: string }) => i.processInstanceKey)).toEqual([key]);
+    });
+
+    it('extensions: deploy with inlineScripts runs a zeebe:script inline; activate with a timeout offers the job again', async () => {
+      const { sessionId } = await agentSession(client);
+      const id = `mcp-${kind}-inline`;
+      const xml = processXml(
+        id,
+        start() +
+          '<bpmn:scriptTask id="sum"><bpmn:extensionElements><zeebe:script expression="=a + 1" resultVariable="b"/></bpmn:extensionElements></bpmn:scriptTask>' +
+          service('task', `${id}-work`) +
+          end() +
+          flow('f1', 'start', 'sum') +
+          flow('f2', 'sum', 'task') +
+          flow('f3', 'task', 'end'),
+      );
+      const deployed = await client.call('orca.deploy_process', { sessionId, xml, resourceName: 'inline.bpmn', inlineScripts: true });
+      expect(deployed.isError).toBe(false);
+      expect(deployed.data.warnings ?? []).not.toContainEqual(expect.objectContaining({ code: 'SCRIPT_TASK_IS_JOB' }));
+      const key = (await client.call('orca.start_instance', { sessionId, bpmnProcessId: id, variables: { a: 1 } })).data.processInstanceKey;
+      const activate = (timeout?: number) =>
+        client.call('orca.activate_jobs', { sessionId, type: `${id}-work`, maxJobsToActivate: 1, worker: 'mcp', ...(timeout ? { timeout } : {}) });
+      const job = await eventually(async () => (await activate(500)).data.jobs[0], 'a job');
+      expect(job).toMatchObject({ processInstanceKey: key, variables: { a: 1, b: 2 } });
+      const again = await eventually(async () => (await activate()).data.jobs[0], 'the job offered again after its timeout', 15_000);
+      expect(again.key).toBe(job.key);
+      expect((await activate(-1)).isError).toBe(true);
     });
 
     it('fail a job to 0 retries: an incident, listed and closed (the instance stays INCIDENT)', async () => {

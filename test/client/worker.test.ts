@@ -66,6 +66,63 @@ describe('createWorker', () => {
     }
   });
 
+  it('deploy with inlineScripts (extension) runs a zeebe:script inline; the worker sees its result', async () => {
+    const client = await newClient();
+    const sum =
+      '<bpmn:scriptTask id="sum"><bpmn:extensionElements><zeebe:script expression="=n * 2" resultVariable="doubled"/></bpmn:extensionElements></bpmn:scriptTask>';
+    const xml = processXml(
+      'doubling',
+      start() + sum + service('task', 'use') + end() + flow('f1', 'start', 'sum') + flow('f2', 'sum', 'task') + flow('f3', 'task', 'end'),
+    );
+    const deployed = await client.deploy({ name: 'doubling.bpmn', content: xml, inlineScripts: true });
+    expect(deployed).toMatchObject({ kind: 'process', deployments: [{ version: 1, isNew: true }] });
+    const [key] = await startMany(client, 'doubling', 1);
+    const seen: ActivatedJob[] = [];
+    const worker = createWorker({ client, type: 'use', pollIntervalMs: FAST_POLL, handler: (job) => (seen.push(job), {}) });
+    await eventually(async () => (seen.length === 1 ? true : undefined), 'the job after the script');
+    await worker.stop();
+    expect(seen[0].variables).toEqual({ n: 0, doubled: 0 });
+    expect((await client.getInstance(key)).state).toBe('COMPLETED');
+  });
+
+  it('with a timeout (extension), a job its handler holds too long is offered to another worker', async () => {
+    const client = await newClient();
+    await client.deploy({ name: 'slow.bpmn', content: serviceProcess('slow', 'slow-work', 3) });
+    const [key] = await startMany(client, 'slow', 1);
+    const stuck = gate();
+    const held: ActivatedJob[] = [];
+    const slow = createWorker({
+      client,
+      type: 'slow-work',
+      name: 'slow',
+      timeout: 500,
+      maxJobsActive: 1,
+      pollIntervalMs: FAST_POLL,
+      handler: async (job) => {
+        held.push(job);
+        await stuck.opened;
+        return {};
+      },
+    });
+    await eventually(async () => (held.length === 1 ? true : undefined), 'the slow worker to hold the job');
+    const done: ActivatedJob[] = [];
+    const quick = createWorker({ client, type: 'slow-work', name: 'quick', pollIntervalMs: FAST_POLL, handler: (job) => (done.push(job), { by: 'quick' }) });
+    await eventually(async () => (done.length === 1 ? true : undefined), 'the job to be offered again to the quick worker', 15_000);
+    await quick.stop();
+    stuck.open();
+    await slow.stop();
+    expect(done[0]).toMatchObject({ key: held[0].key, worker: 'quick' });
+    // What every job carries (issue #21 item 6): its instance, process id and version, element and headers.
+    expect(held[0]).toMatchObject({
+      processInstanceKey: key,
+      bpmnProcessId: 'slow',
+      processDefinitionVersion: 1,
+      elementId: expect.any(String),
+      customHeaders: {},
+    });
+    expect(await client.getInstance(key)).toMatchObject({ state: 'COMPLETED', variables: { by: 'quick' } });
+  });
+
   it('fails a job with retries - 1 and the message on each throw, until an incident shows in the API', async () => {
     const client = await newClient();
     await client.deploy({ name: 'flaky.bpmn', content: serviceProcess('flaky', 'flaky-work', 3) });

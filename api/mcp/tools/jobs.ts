@@ -4,7 +4,7 @@
 // INCIDENT). Free, as over REST.
 import { z } from 'zod';
 import { LIMITS } from '../../../engine/index.ts';
-import { jobErrorBody, jobSchema, jobView } from '../../routes/jobs.ts';
+import { activationTimeoutSchema, jobErrorBody, jobSchema, jobView } from '../../routes/jobs.ts';
 import { idSchema, textSchema } from '../../services/ids.ts';
 import { keySchema } from '../../services/keys.ts';
 import { variablesSchema } from '../../services/variables.ts';
@@ -28,6 +28,7 @@ export const jobTools = [
       maxJobsToActivate: z.number().int().min(1).max(1000),
       worker: idSchema.optional().describe('A name for the worker, recorded on the jobs it holds.'),
       requestTimeout: z.number().int().min(0).max(MAX_LONG_POLL_MS).optional().describe('Wait up to this many milliseconds for a job when none is waiting.'),
+      timeout: activationTimeoutSchema,
     }),
     output: z.object({ jobs: z.array(jobSchema) }),
     annotations: { ...WRITES, idempotentHint: false },
@@ -38,6 +39,7 @@ export const jobTools = [
         args.maxJobsToActivate,
         args.worker ?? 'default',
         args.requestTimeout || undefined,
+        args.timeout || undefined,
       );
       return { jobs: jobs.map(jobView) };
     },

@@ -23,10 +23,17 @@ export const modelTools = [
       'Deploys a BPMN 2.0 model: every executable process in it gets a new version (XML identical to the latest version keeps it, isNew false; the XML of an older version becomes a new latest version). ' +
       'Deploy before starting instances. An invalid model fails with INVALID_INPUT listing each problem by element id; `warnings` lists elements that run differently from Camunda 8. Free.',
     session: true,
-    input: modelArgs('BPMN'),
+    input: modelArgs('BPMN').extend({
+      inlineScripts: z
+        .boolean()
+        .optional()
+        .describe(
+          'Extension: evaluate each script task with a zeebe:script expression inline, as Zeebe does, instead of leaving it as a `script:` job. Stored with the version.',
+        ),
+    }),
     output: processDeploymentSchema,
     annotations: { ...WRITES, idempotentHint: true },
-    run: (args, { ctx, session }) => deployProcessModel(ctx, session.account, args.xml, args.resourceName, 'xml'),
+    run: (args, { ctx, session }) => deployProcessModel(ctx, session.account, args.xml, args.resourceName, 'xml', undefined, args.inlineScripts === true),
   }),
   defineTool({
     name: 'orca.deploy_decision',

@@ -128,6 +128,11 @@ export class Effects {
           (existed ? work.requeue : work.push).push(queued);
           break;
         }
+        case 'holdJob': {
+          const job = instance.jobs[effect.jobKey];
+          if (job !== undefined) batch.jobsUpsert!.push(jobRow(account, instance, job));
+          break;
+        }
         case 'cancelJob':
           batch.jobsDelete!.push(effect.jobKey);
           work.remove.push({ account, jobKey: effect.jobKey });

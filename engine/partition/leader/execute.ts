@@ -23,7 +23,7 @@ type Rejection = Extract<CommandReply, { ok: false }>;
 /** A prepared command, or why it cannot be applied. */
 type Preparation = Prepared | Rejection;
 /** The commands that start or address an instance. */
-type InstanceCommand = Extract<EngineCommand, { kind: 'start' | 'completeJob' | 'failJob' | 'throwJobError' | 'cancel' }>;
+type InstanceCommand = Extract<EngineCommand, { kind: 'start' | 'completeJob' | 'failJob' | 'throwJobError' | 'holdJob' | 'cancel' }>;
 
 export class Executor {
   constructor(
@@ -60,7 +60,8 @@ export class Executor {
       }
       case 'completeJob':
       case 'failJob':
-      case 'throwJobError': {
+      case 'throwJobError':
+      case 'holdJob': {
         const instanceKey = this.hot.ownerOf(command.jobKey);
         const hot = instanceKey === undefined ? undefined : this.hot.get(instanceKey);
         const ready = hot !== undefined && hot.account === command.account ? this.contexts.now(hot.account, hot.instance, hot) : undefined;
@@ -145,7 +146,7 @@ function hasAny(variables: Variables | undefined): boolean {
 }
 
 /** The runtime's command for an API command on an existing instance. */
-function runtimeCommand(command: InstanceCommand & { kind: 'completeJob' | 'failJob' | 'throwJobError' | 'cancel' }): Command {
+function runtimeCommand(command: InstanceCommand & { kind: 'completeJob' | 'failJob' | 'throwJobError' | 'holdJob' | 'cancel' }): Command {
   switch (command.kind) {
     case 'completeJob':
       return { type: 'completeJob', jobKey: command.jobKey, variables: command.variables };
@@ -153,6 +154,8 @@ function runtimeCommand(command: InstanceCommand & { kind: 'completeJob' | 'fail
       return { type: 'failJob', jobKey: command.jobKey, retries: command.retries, errorMessage: command.errorMessage, retryBackOff: command.retryBackOff };
     case 'throwJobError':
       return { type: 'throwJobError', jobKey: command.jobKey, errorCode: command.errorCode, errorMessage: command.errorMessage, variables: command.variables };
+    case 'holdJob':
+      return { type: 'holdJob', jobKey: command.jobKey, worker: command.worker, timeout: command.timeout };
     case 'cancel':
       return { type: 'cancel' };
   }

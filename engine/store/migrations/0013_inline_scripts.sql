@@ -1,0 +1,1 @@
+ALTER TABLE "definition_versions" ADD COLUMN "inline_scripts" boolean DEFAULT false NOT NULL;
