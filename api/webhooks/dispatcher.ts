@@ -26,7 +26,7 @@ import { guardedConnector, type Resolve } from './guarded-connector.ts';
 import { nextDelayMs } from './retry-schedule.ts';
 import { sendAttempt, type AttemptOutcome } from './send-attempt.ts';
 import { signedHeaders } from './signature.ts';
-import { secretSealer, signingKeyOf } from './signing-secret.ts';
+import { secretSealer, signingKeyCache } from './signing-secret.ts';
 
 export const USER_AGENT = 'Orca-Webhooks/1.0 (+https://standardwebhooks.com)';
 
@@ -91,7 +91,7 @@ export function startWebhookDispatcher(options: DispatcherOptions): WebhookDispa
   const now = options.now ?? (() => new Date());
   // A claim must outlast the wait in an endpoint's queue (a claim adds at most `concurrency` rows to it) and the attempt.
   const claimMs = options.claimMs ?? (Math.ceil(concurrency / perEndpoint) + 1) * timeoutMs + 60_000;
-  const sealer = secretSealer(options.secretKey);
+  const keyOf = signingKeyCache(secretSealer(options.secretKey));
   const agent = new Agent({
     connect: guardedConnector({ allowPrivateNetworks: options.allowPrivateNetworks, connectTimeoutMs: timeoutMs, resolve: options.resolve }),
     headersTimeout: timeoutMs,
@@ -211,16 +211,16 @@ export function startWebhookDispatcher(options: DispatcherOptions): WebhookDispa
   }
 
   async function attemptOne(delivery: ClaimedDelivery) {
-    const body = JSON.stringify(delivery.payload);
+    const { body } = delivery;
     let outcome: AttemptOutcome;
     try {
       const at = now();
-      const keys = [sealer.open(delivery.secret!)];
+      const keys = [keyOf(delivery.secret!)];
       if (delivery.previousSecret !== null && delivery.previousSecretExpiresAt !== null && delivery.previousSecretExpiresAt > at) {
-        keys.push(sealer.open(delivery.previousSecret));
+        keys.push(keyOf(delivery.previousSecret));
       }
       const headers = {
-        ...signedHeaders(keys.map(signingKeyOf), delivery.eventId, Math.floor(at.getTime() / 1000), body),
+        ...signedHeaders(keys, delivery.eventId, Math.floor(at.getTime() / 1000), body),
         'content-type': 'application/json',
         'user-agent': USER_AGENT,
       };
