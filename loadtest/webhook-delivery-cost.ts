@@ -7,8 +7,11 @@
 // serving the dispatcher (told apart by application_name), of this process
 // (the dispatcher) and of the receiver; and how many of the outbox's
 // updates were HOT (no index entries). --fillfactor=N sets the outbox's
-// fillfactor first (migration 0014 sets 50), to compare.
-//   DATABASE_URL=postgres://… npx tsx loadtest/webhook-delivery-cost.ts [--events=20000] [--group=50] [--fillfactor=100]
+// fillfactor first (migration 0014 sets 50), to compare; --rate=N writes
+// the events at N a second while the dispatcher runs (as under load: it
+// then claims and records a few at a time) instead of all before it starts;
+// --gather=MS and --busy=MS set the dispatcher's recordGatherMs and busyPollMs.
+//   DATABASE_URL=postgres://… npx tsx loadtest/webhook-delivery-cost.ts [--events=20000] [--group=50] [--fillfactor=100] [--rate=1000] [--gather=25]
 import { sql } from 'drizzle-orm';
 import { startWebhookDispatcher } from '../api/webhooks/dispatcher.ts';
 import { newSigningSecret } from '../api/webhooks/signing-secret.ts';
@@ -29,6 +32,9 @@ async function main() {
   const events = flag('events', 20_000);
   const group = flag('group', 50);
   const fillfactor = flag('fillfactor', 0);
+  const rate = flag('rate', 0);
+  const gather = flag('gather', -1);
+  const busy = flag('busy', -1);
   const names = { writer: `orca-whcost-w-${process.pid}`, dispatcher: `orca-whcost-d-${process.pid}` };
   const testDb = createTestDatabase();
   const writer = await testDb.open({ applicationName: names.writer });
@@ -38,11 +44,27 @@ async function main() {
   try {
     if (fillfactor > 0) await writer.db.execute(sql.raw(`alter table webhook_deliveries set (fillfactor = ${fillfactor})`));
     const endpoint = await addEndpoint(writer.db, receiver.url, { secret });
+    const write = async () => {
+      const started = performance.now();
+      for (let written = 0; written < events; written += group) {
+        await enqueueCompleted(writer.db, endpoint.account, Math.min(group, events - written));
+        if (rate > 0) {
+          const due = started + ((written + group) / rate) * 1000;
+          await new Promise((resolve) => setTimeout(resolve, Math.max(0, due - performance.now())));
+        }
+      }
+    };
     const writerBefore = await postgresCpuMs(url, names.writer);
-    for (let written = 0; written < events; written += group) await enqueueCompleted(writer.db, endpoint.account, Math.min(group, events - written));
-    const writerAfter = await postgresCpuMs(url, names.writer);
+    if (rate === 0) await write();
     const [dispatcherPgBefore, selfBefore, receiverBefore] = [await postgresCpuMs(url, names.dispatcher), process.cpuUsage(), processCpuMs(receiver.pid)];
-    const dispatcher = startWebhookDispatcher({ db: reader.db, allowPrivateNetworks: true });
+    const dispatcher = startWebhookDispatcher({
+      db: reader.db,
+      allowPrivateNetworks: true,
+      ...(gather >= 0 ? { recordGatherMs: gather } : {}),
+      ...(busy > 0 ? { busyPollMs: busy } : {}),
+    });
+    if (rate > 0) await write();
+    const writerAfter = await postgresCpuMs(url, names.writer);
     let got = 0;
     while (got < events) {
       await new Promise((resolve) => setTimeout(resolve, 100));
@@ -64,10 +86,13 @@ async function main() {
       sql`select n_tup_upd::int as upd, n_tup_hot_upd::int as hot from pg_stat_user_tables where relname = 'webhook_deliveries' and schemaname = current_schema()`,
     );
     const per = (before: number | null, after: number | null) => (before === null || after === null ? '—' : (((after - before) * 1000) / events).toFixed(1));
-    console.log(`${events} deliveries, groups of ${group}, fillfactor ${fillfactor > 0 ? fillfactor : 'as migrated'}; CPU µs per delivery:`);
+    console.log(
+      `${events} deliveries, groups of ${group}${rate > 0 ? ` written at ${rate}/s while delivering` : ' written first'}, fillfactor ${fillfactor > 0 ? fillfactor : 'as migrated'}` +
+        `${gather >= 0 ? `, records gathered ${gather} ms` : ''}${busy > 0 ? `, busy poll ${busy} ms` : ''}; CPU µs per delivery:`,
+    );
     console.log(`  Postgres, writing the outbox: ${per(writerBefore, writerAfter)}`);
     console.log(`  Postgres, the dispatcher's claims and records: ${per(dispatcherPgBefore, dispatcherPgAfter)}`);
-    console.log(`  the dispatcher (this process): ${((self.user + self.system) / events).toFixed(1)}`);
+    console.log(`  the dispatcher (this process${rate > 0 ? ', the writes included' : ''}): ${((self.user + self.system) / events).toFixed(1)}`);
     console.log(`  the receiver: ${per(receiverBefore, receiverAfter)} (refused ${await receiver.refused()})`);
     console.log(`  outbox updates: ${stats.upd}, HOT ${stats.hot} (${((stats.hot / Math.max(1, stats.upd)) * 100).toFixed(0)} %)`);
   } finally {

@@ -63,7 +63,7 @@ export interface DispatcherOptions {
   idlePollMs?: number;
   /** Poll interval while there is work (default 25 ms): claims gather what became due meanwhile. */
   busyPollMs?: number;
-  /** How long finished attempts gather before their group is recorded (default 25 ms; at once when 256 are waiting). */
+  /** How long finished attempts gather before their group is recorded (default 100 ms; at once when 256 are waiting). */
   recordGatherMs?: number;
   now?: () => Date;
   random?: () => number;
@@ -94,7 +94,7 @@ export function startWebhookDispatcher(options: DispatcherOptions): WebhookDispa
   const timeoutMs = options.timeoutMs ?? 15_000;
   const busyPollMs = options.busyPollMs ?? 25;
   const idlePollMs = options.idlePollMs ?? 1_000;
-  const recordGatherMs = options.recordGatherMs ?? 25;
+  const recordGatherMs = options.recordGatherMs ?? 100;
   const disableFailingAfterMs = options.disableFailingAfterMs ?? 5 * 86_400_000;
   const now = options.now ?? (() => new Date());
   // A claim must outlast the wait in an endpoint's queue (a claim adds at most `concurrency` rows to it) and the attempt.
