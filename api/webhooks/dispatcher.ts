@@ -267,6 +267,8 @@ export function startWebhookDispatcher(options: DispatcherOptions): WebhookDispa
     if (!ok || delivery.failingSince !== null) {
       const before = pendingOutcomes.get(delivery.endpointId);
       if (before === undefined || !before.gone) pendingOutcomes.set(delivery.endpointId, { id: delivery.endpointId, ok, gone, at: outcome.at.toISOString() });
+      // A 410 disables the endpoint at once: its group is written now, not after gathering.
+      if (gone) startFlush();
     }
     options.onOutcome?.(status === 'delivered' ? 'delivered' : status === 'failed' ? 'failed' : 'retrying');
   }
