@@ -147,7 +147,7 @@ export async function createApp(config: AppConfig, options: AppOptions = {}): Pr
     const mailbox = createMailbox({ store: engine.store, now: options.clock });
     const platformApps = createPlatformApps({ store: engine.store, notices: engine.queues.notices, now: options.clock });
     const webhooks = createWebhookEndpoints({ store: engine.store, config: config.webhooks, now: options.clock });
-    const ctx: ApiContext = { engine, identity, credits, agents, mailbox, platformApps, webhooks, signIn, config: apiConfig, metrics };
+    const ctx: ApiContext = { engine, identity, credits, agents, mailbox, platformApps, webhooks, signIn, config: apiConfig, metrics, now: options.clock };
     const app = await buildServer(ctx, {
       ...options.server,
       logger: options.logger,

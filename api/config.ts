@@ -147,6 +147,10 @@ export const appConfigSchema = z.object({
       ),
       /** The dispatcher runs on every process leading partitions (roles all and engine); off: this process sends none. */
       dispatcher: z.preprocess(blankAsUnset, onOff.default(true)),
+      /** A delivery attempt's whole deadline, ms (connect, answer and the read of its start). */
+      timeoutMs: z.preprocess(blankAsUnset, z.coerce.number().int().min(1_000).max(60_000).default(15_000)),
+      /** Attempts in flight at once to one endpoint, per dispatcher: a hanging endpoint holds only these. */
+      perEndpoint: z.preprocess(blankAsUnset, z.coerce.number().int().min(1).max(256).default(64)),
     })
     .prefault({}),
   engine: engineConfigSchema.prefault({}),

@@ -57,6 +57,8 @@ export interface ApiContext {
   config: ApiConfig;
   /** Absent when metrics are off (ORCA_METRICS=off): no /metrics route, nothing timed. */
   metrics?: OrcaMetrics;
+  /** The injected clock (tests); absent: the system's. */
+  now?: () => Date;
 }
 
 declare module 'fastify' {

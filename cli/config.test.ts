@@ -47,6 +47,8 @@ describe('loadConfig', () => {
       ORCA_WEBHOOK_SECRET_KEY: 'AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=',
       ORCA_WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
       ORCA_WEBHOOK_DISPATCHER: 'off',
+      ORCA_WEBHOOK_TIMEOUT_MS: '5000',
+      ORCA_WEBHOOK_PER_ENDPOINT: '8',
       ORCA_URL: 'http://orca-api.orca:8080',
       ORCA_OPERATOR_WATCH_NAMESPACE: 'models',
       ORCA_OPERATOR_LEASE_NAMESPACE: 'orca',
@@ -63,7 +65,7 @@ describe('loadConfig', () => {
         accounts: { sessionTtlSeconds: 3_600 },
         credits: { enabled: false, lowThreshold: 25, adminToken: 'operator-token-0123456789' },
         mcp: { allowedOrigins: ['https://app.example.com', 'http://localhost:5173'] },
-        webhooks: { secretKey: 'AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=', allowPrivateNetworks: true, dispatcher: false },
+        webhooks: { secretKey: 'AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=', allowPrivateNetworks: true, dispatcher: false, timeoutMs: 5000, perEndpoint: 8 },
         operator: { orcaUrl: 'http://orca-api.orca:8080', watchNamespace: 'models', leaseNamespace: 'orca', identity: 'orca-operator-7d9f', resyncSeconds: 60 },
         engine: {
           databaseUrl: 'postgres://db/orca',
@@ -101,6 +103,8 @@ describe('loadConfig', () => {
       ORCA_OPERATOR_RESYNC_SECONDS: '0',
       ORCA_WEBHOOK_SECRET_KEY: 'c2hvcnQ=',
       ORCA_WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'maybe',
+      ORCA_WEBHOOK_TIMEOUT_MS: '10',
+      ORCA_WEBHOOK_PER_ENDPOINT: '0',
     });
     expect(loaded.ok).toBe(false);
     if (loaded.ok) return;
@@ -116,9 +120,11 @@ describe('loadConfig', () => {
         expect.stringMatching(/^ORCA_OPERATOR_RESYNC_SECONDS: /),
         expect.stringMatching(/^ORCA_WEBHOOK_SECRET_KEY: must be 32 bytes as base64/),
         expect.stringMatching(/^ORCA_WEBHOOK_ALLOW_PRIVATE_NETWORKS: /),
+        expect.stringMatching(/^ORCA_WEBHOOK_TIMEOUT_MS: /),
+        expect.stringMatching(/^ORCA_WEBHOOK_PER_ENDPOINT: /),
       ]),
     );
-    expect(loaded.errors).toHaveLength(10);
+    expect(loaded.errors).toHaveLength(12);
   });
 
   it('takes ORCA_METRICS on or off (default on), and names any other value', () => {

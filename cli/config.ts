@@ -34,6 +34,8 @@ export const ENVIRONMENT = {
   ORCA_WEBHOOK_SECRET_KEY: ['webhooks', 'secretKey'],
   ORCA_WEBHOOK_ALLOW_PRIVATE_NETWORKS: ['webhooks', 'allowPrivateNetworks'],
   ORCA_WEBHOOK_DISPATCHER: ['webhooks', 'dispatcher'],
+  ORCA_WEBHOOK_TIMEOUT_MS: ['webhooks', 'timeoutMs'],
+  ORCA_WEBHOOK_PER_ENDPOINT: ['webhooks', 'perEndpoint'],
   ORCA_URL: ['operator', 'orcaUrl'],
   ORCA_OPERATOR_WATCH_NAMESPACE: ['operator', 'watchNamespace'],
   ORCA_OPERATOR_LEASE_NAMESPACE: ['operator', 'leaseNamespace'],

@@ -13,7 +13,12 @@
 // before the next run the backlog is let drain (up to DRAIN_MS). Prints the
 // runs, the ratio with ÷ without (the issue's goal: ≥ 0.9), and as the LAST
 // line {"backend","webhook","without_pi_per_s","with_pi_per_s","ratio",
-// "lag_p99_ms","backlog_max","errors"}. Speed is reported, never asserted.
+// "lag_p99_ms","backlog_max","errors","refused","cpu_us_without","cpu_us_with"}.
+// Throughput ratios are noisy on a shared machine; so each run also counts
+// the CPU each instance took (process-cpu.ts), from the run's start until
+// its backlog drained (the deliveries it caused included): of the server,
+// of the Postgres backends serving it (pg-redis), of the receiver and of
+// this load generator. Speed is reported, never asserted.
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
@@ -23,6 +28,7 @@ import { runLoad, summarise, type PhasePlan, type PhaseResult, type Summary } fr
 import { startServer } from './bench-e2e-server.ts';
 import type { E2eOptions, RunContext } from './bench-e2e.ts';
 import { messageOf, servicesFromEnv } from './bench-engine-services.ts';
+import { postgresCpuMs, processCpuMs } from './process-cpu.ts';
 
 const RECEIVER = fileURLToPath(new URL('./bench-e2e-webhook-receiver.ts', import.meta.url));
 
@@ -46,6 +52,15 @@ export interface WebhookRun {
   backlogAtEnd: number;
   /** How long the backlog then took to drain, ms (NaN: it did not within DRAIN_MS). */
   drainMs: number;
+  /** CPU µs per instance from the run's start until its backlog drained (warm-up included); null where it could not be read. */
+  cpuUsPerInstance: CpuPerInstance;
+}
+
+export interface CpuPerInstance {
+  server: number | null;
+  postgres: number | null;
+  receiver: number | null;
+  client: number;
 }
 
 export interface WebhookComparison {
@@ -55,6 +70,8 @@ export interface WebhookComparison {
   /** with ÷ without. */
   ratio: number;
   errors: number;
+  /** Deliveries the receiver refused for a bad signature (should be none). */
+  refused: number;
 }
 
 export function webhookOrder(rounds: number): { round: number; side: WebhookSide }[] {
@@ -69,13 +86,20 @@ export function webhookOrder(rounds: number): { round: number; side: WebhookSide
 /** The receiver process (bench-e2e-webhook-receiver.ts). */
 export interface BenchReceiver {
   url: string;
+  pid: number;
+  /** Deliveries refused for a bad signature so far. */
+  refused(): Promise<number>;
   /** The deliveries noted so far, from the `from`th on. */
   deliveries(from?: number): Promise<{ id: string; receivedAt: number; lagMs: number }[]>;
   close(): Promise<void>;
 }
 
-export async function startBenchReceiver(): Promise<BenchReceiver> {
-  const child = spawn(process.execPath, ['--import', 'tsx', RECEIVER], { stdio: ['ignore', 'pipe', 'inherit'] });
+/** Starts the receiver; with `secret` (a `whsec_…` signing secret) it checks every delivery's signature. */
+export async function startBenchReceiver(secret?: string): Promise<BenchReceiver> {
+  const child = spawn(process.execPath, ['--import', 'tsx', RECEIVER], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+    env: { ...process.env, ORCA_BENCH_WEBHOOK_SECRET: secret ?? '' },
+  });
   const killOnExit = () => child.kill('SIGKILL');
   process.once('exit', killOnExit);
   const port = await new Promise<number>((resolve, reject) => {
@@ -90,6 +114,10 @@ export async function startBenchReceiver(): Promise<BenchReceiver> {
   const base = `http://127.0.0.1:${port}`;
   return {
     url: `${base}/bench-webhooks`,
+    pid: child.pid!,
+    async refused() {
+      return (await (await fetch(`${base}/refused`)).json()) as number;
+    },
     async deliveries(from = 0) {
       const notes = (await (await fetch(`${base}/deliveries?from=${from}`)).json()) as [string, number, number | null][];
       // JSON has no NaN: a delivery without a timestamp comes back as null.
@@ -108,14 +136,18 @@ export async function startBenchReceiver(): Promise<BenchReceiver> {
 export async function runWebhookComparison(options: E2eOptions, context: RunContext = {}): Promise<WebhookComparison> {
   const rounds = options.rounds ?? 2;
   const services = options.backend === 'pg-redis' ? (context.services ?? servicesFromEnv()) : undefined;
-  const receiver = await startBenchReceiver();
+  const secret = newSigningSecret();
+  const receiver = await startBenchReceiver(secret);
+  // The server's Postgres connections carry this name, so their backends' CPU can be told from a neighbour's.
+  const appName = `orca-bench-webhook-${process.pid}`;
   let subscribed: { account: string; apiKey: string } | undefined;
   const server = await startServer({
     backend: options.backend,
     services,
     partitions: options.partitions,
     scratch: context.scratch,
-    env: { ORCA_WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'on', ORCA_WEBHOOK_DISPATCHER: 'on', ORCA_METRICS: 'on' },
+    nodeFlags: options.cpuProfDir === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${options.cpuProfDir}`],
+    env: { ORCA_WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'on', ORCA_WEBHOOK_DISPATCHER: 'on', ORCA_METRICS: 'on', ORCA_DB_APPLICATION_NAME: appName },
     async setup(database, account) {
       subscribed = await account();
       await database.db.insert(webhookEndpoints).values({
@@ -124,21 +156,29 @@ export async function runWebhookComparison(options: E2eOptions, context: RunCont
         url: receiver.url,
         events: ['process_instance.completed'],
         // The server runs without ORCA_WEBHOOK_SECRET_KEY: stored plainly.
-        secret: secretSealer().seal(newSigningSecret()),
+        secret: secretSealer().seal(secret),
       });
     },
   });
   context.onServer?.({ pid: server.pid, location: server.location });
+  const postgresCpu = () => (services === undefined ? Promise.resolve(null) : postgresCpuMs(services.databaseUrl, appName));
   const plans: PhasePlan[] = [
     ...(options.warmupSeconds > 0 ? [{ name: 'warm-up', model: 'closed' as const, seconds: options.warmupSeconds, warmup: true }] : []),
     { name: 'closed', model: 'closed', seconds: options.seconds },
   ];
   const runs: WebhookRun[] = [];
   let finished = false;
+  let refused = 0;
   try {
     for (const { round, side } of webhookOrder(rounds)) {
       const apiKey = side === 'with' ? subscribed!.apiKey : server.apiKey;
       const from = (await receiver.deliveries()).length;
+      const [serverBefore, postgresBefore, receiverBefore, clientBefore] = [
+        processCpuMs(server.pid),
+        await postgresCpu(),
+        processCpuMs(receiver.pid),
+        process.cpuUsage(),
+      ];
       const load = await runLoad(server.baseUrl, apiKey, options.load, plans, context.signal);
       const backlogAtEnd = await pendingDeliveries(server.baseUrl);
       const drainStarted = performance.now();
@@ -148,6 +188,14 @@ export async function runWebhookComparison(options: E2eOptions, context: RunCont
         backlog = await pendingDeliveries(server.baseUrl);
       }
       const drainMs = backlog > 0 ? Number.NaN : performance.now() - drainStarted;
+      const [serverAfter, postgresAfter, receiverAfter, client] = [
+        processCpuMs(server.pid),
+        await postgresCpu(),
+        processCpuMs(receiver.pid),
+        process.cpuUsage(clientBefore),
+      ];
+      const perInstance = (before: number | null, after: number | null) =>
+        before === null || after === null ? null : ((after - before) * 1000) / load.counted;
       const got = await receiver.deliveries(from);
       const ids = new Set(got.map((d) => d.id));
       runs.push({
@@ -160,8 +208,15 @@ export async function runWebhookComparison(options: E2eOptions, context: RunCont
         lag: summarise(got.map((d) => d.lagMs).filter((lag) => !Number.isNaN(lag))),
         backlogAtEnd,
         drainMs,
+        cpuUsPerInstance: {
+          server: perInstance(serverBefore, serverAfter),
+          postgres: perInstance(postgresBefore, postgresAfter),
+          receiver: perInstance(receiverBefore, receiverAfter),
+          client: (client.user + client.system) / load.counted,
+        },
       });
     }
+    refused = await receiver.refused();
     finished = true;
   } catch (err) {
     if (err instanceof Error && !server.alive()) err.message += `\nthe Orca server exited during the run:\n${server.output()}`;
@@ -177,7 +232,18 @@ export async function runWebhookComparison(options: E2eOptions, context: RunCont
     return figures.reduce((a, b) => a + b, 0) / figures.length;
   };
   const mean = { without: meanOf('without'), with: meanOf('with') };
-  return { options, runs, mean, ratio: mean.with / mean.without, errors: runs.reduce((sum, r) => sum + r.errors, 0) };
+  return { options, runs, mean, ratio: mean.with / mean.without, errors: runs.reduce((sum, r) => sum + r.errors, 0), refused };
+}
+
+const CPU_PARTS = ['server', 'postgres', 'receiver', 'client'] as const;
+
+/** The side's CPU per instance, each part the mean of its runs (null if any run could not read it), and their total. */
+export function meanCpu(runs: readonly WebhookRun[], side: WebhookSide): CpuPerInstance & { total: number } {
+  const mine = runs.filter((r) => r.side === side).map((r) => r.cpuUsPerInstance);
+  const mean = (part: (typeof CPU_PARTS)[number]) =>
+    mine.length === 0 || mine.some((c) => c[part] === null) ? null : mine.reduce((sum, c) => sum + c[part]!, 0) / mine.length;
+  const [server, postgres, receiver, client] = CPU_PARTS.map(mean);
+  return { server, postgres, receiver, client: client ?? 0, total: [server, postgres, receiver, client].reduce<number>((sum, v) => sum + (v ?? 0), 0) };
 }
 
 /** The server's webhook backlog from /metrics (orca_webhook_deliveries_pending); NaN when it serves none. */
@@ -195,20 +261,28 @@ export function formatWebhookComparison(result: WebhookComparison): string {
   const lag = summarise(withRuns.flatMap((r) => (r.lag.samples > 0 ? [r.lag.p99] : [])));
   const received = withRuns.reduce((sum, r) => sum + r.received, 0);
   const backlogMax = Math.max(...withRuns.map((r) => r.backlogAtEnd));
+  const us = (value: number | null) => (value === null ? '—' : value.toFixed(0));
+  const cpu = { without: meanCpu(runs, 'without'), with: meanCpu(runs, 'with') };
+  const cpuText = (c: CpuPerInstance & { total: number }) =>
+    `${c.total.toFixed(0)} µs (server ${us(c.server)}, Postgres ${us(c.postgres)}, receiver ${us(c.receiver)}, load generator ${us(c.client)})`;
   return [
-    '| round | webhook | instances/s | start→complete p99 | deliveries | duplicates | lag p50 | lag p99 | lag max | backlog at end | drained in | errors |',
-    '|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+    '| round | webhook | instances/s | start→complete p99 | deliveries | duplicates | lag p50 | lag p99 | lag max | backlog at end | drained in | CPU µs / instance: server | Postgres | receiver | load generator | errors |',
+    '|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
     ...runs.map(
       (r) =>
         `| ${r.round} | ${r.side} | ${Math.round(r.closed.perSecond)} | ${ms(r.closed.startToComplete.p99)} | ${r.received} | ${r.duplicates} | ` +
-        `${ms(r.lag.p50)} | ${ms(r.lag.p99)} | ${ms(r.lag.max)} | ${r.backlogAtEnd} | ${ms(r.drainMs)} | ${r.errors} |`,
+        `${ms(r.lag.p50)} | ${ms(r.lag.p99)} | ${ms(r.lag.max)} | ${r.backlogAtEnd} | ${ms(r.drainMs)} | ` +
+        `${us(r.cpuUsPerInstance.server)} | ${us(r.cpuUsPerInstance.postgres)} | ${us(r.cpuUsPerInstance.receiver)} | ${us(r.cpuUsPerInstance.client)} | ${r.errors} |`,
     ),
     '',
     `Closed model, ${options.load.concurrency} starters for ${options.seconds} s per run (warm-up ${options.warmupSeconds} s), ${options.load.workers} workers, ` +
       `${options.partitions} partitions, ${options.backend}; one server for all runs, the order alternating by round. "with": the account has an endpoint ` +
-      'subscribed to process_instance.completed on a loopback receiver in a process of its own; lag: the event timestamp → receipt.',
+      'subscribed to process_instance.completed on a loopback receiver in a process of its own that checks every signature ' +
+      `(${result.refused} refused); lag: the event timestamp → receipt.`,
     `Mean instances/s: without ${mean.without.toFixed(1)}, with ${mean.with.toFixed(1)}; with ÷ without = ${ratio.toFixed(3)} (goal ≥ 0.9).` +
       (received === 0 ? ' No delivery arrived: this server writes no process_instance.completed events.' : ''),
+    `Mean CPU per instance (run start → backlog drained): without ${cpuText(cpu.without)}; with ${cpuText(cpu.with)}; ` +
+      `the webhook adds ${(cpu.with.total - cpu.without.total).toFixed(0)} µs (with ÷ without = ${(cpu.with.total / cpu.without.total).toFixed(3)}).`,
     '',
     JSON.stringify({
       backend: options.backend,
@@ -219,6 +293,9 @@ export function formatWebhookComparison(result: WebhookComparison): string {
       lag_p99_ms: lag.samples === 0 ? null : Math.round(lag.max),
       backlog_max: Number.isNaN(backlogMax) ? null : backlogMax,
       errors: result.errors,
+      refused: result.refused,
+      cpu_us_without: Math.round(cpu.without.total),
+      cpu_us_with: Math.round(cpu.with.total),
     }),
   ].join('\n');
 }

@@ -54,7 +54,8 @@ export const register: RegisterRoutes = async (app, ctx) => {
       const [email, balance, summary] = await Promise.all([
         identity.emailOf(account),
         credits.balance(account),
-        ctx.engine.store.accountSummary.summary(account, new Date()),
+        // Usage over the last day and month, as of the injected clock where there is one.
+        ctx.engine.store.accountSummary.summary(account, ctx.now?.() ?? new Date()),
       ]);
       return { account, email, balance, credits: { enabled: credits.enabled }, ...summary };
     },

@@ -13,7 +13,8 @@ export interface ClaimedDelivery {
   id: string;
   endpointId: string;
   eventId: string;
-  payload: unknown;
+  /** The payload as stored, already JSON text: sent as it is (no parse and stringify per delivery). */
+  body: string;
   /** Attempts made before this one: the record is written only if it is still so (a lapsed claim taken over is not recorded twice). */
   attempts: number;
   /** Null when the endpoint was deleted. */
@@ -40,7 +41,7 @@ const CLAIM: Statement = {
   update webhook_deliveries d set claimed_until = $3::timestamptz from due where d.id = due.id
   returning d.id, d.endpoint_id, d.event_id, d.payload, d.attempts, d.next_attempt_at
 )
-select c.id::text as id, c.endpoint_id, c.event_id, c.payload, c.attempts, w.url, w.secret, w.previous_secret,
+select c.id::text as id, c.endpoint_id, c.event_id, c.payload::text as body, c.attempts, w.url, w.secret, w.previous_secret,
   w.previous_secret_expires_at, w.status as endpoint_status, w.disabled_reason, w.failing_since
 from claimed c left join webhook_endpoints w on w.id = c.endpoint_id
 order by c.next_attempt_at, c.id`,
@@ -50,7 +51,7 @@ interface ClaimRow {
   id: string;
   endpoint_id: string;
   event_id: string;
-  payload: unknown;
+  body: string;
   attempts: number;
   url: string | null;
   secret: string | null;
@@ -74,7 +75,7 @@ export async function claimDue(db: Db, options: { now: Date; limit: number; unti
     id: String(r.id),
     endpointId: r.endpoint_id,
     eventId: r.event_id,
-    payload: r.payload,
+    body: r.body,
     attempts: Number(r.attempts),
     url: r.url,
     secret: r.secret,

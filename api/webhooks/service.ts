@@ -2,9 +2,12 @@
 // runs partition leaders (roles `all` and `engine`; `api` processes send
 // nothing), unless ORCA_WEBHOOK_DISPATCHER=off, with the configuration's
 // webhook settings and the service's metrics. The dispatchers of all pods
-// share the outbox through their claims.
+// share the outbox through their claims. The same processes prune expired
+// sign-in codes and sessions (api/identity/login-prune.ts): housekeeping
+// that wants one place to run beside the engine, stopped with the dispatcher.
 import type { Engine } from '../../engine/index.ts';
 import type { AppConfig } from '../config.ts';
+import { startLoginPrune } from '../identity/login-prune.ts';
 import type { OrcaMetrics } from '../metrics/orca-metrics.ts';
 import { startWebhookDispatcher, type DispatcherOptions, type WebhookDispatcher } from './dispatcher.ts';
 
@@ -17,12 +20,22 @@ export function serviceDispatcher(
   options: Partial<DispatcherOptions> = {},
 ): WebhookDispatcher | undefined {
   if (!config.webhooks.dispatcher || config.engine.role === 'api') return undefined;
-  return startWebhookDispatcher({
+  const dispatcher = startWebhookDispatcher({
     db: engine.store.db,
     allowPrivateNetworks: config.webhooks.allowPrivateNetworks,
     secretKey: config.webhooks.secretKey,
+    timeoutMs: config.webhooks.timeoutMs,
+    perEndpoint: config.webhooks.perEndpoint,
     onOutcome: metrics && ((outcome) => metrics.webhookDeliveries.inc({ outcome })),
     onError: log,
     ...options,
   });
+  const prune = startLoginPrune({ repo: engine.store.login, now: options.now, onError: log });
+  return {
+    nudge: () => dispatcher.nudge(),
+    async stop() {
+      await prune.stop();
+      await dispatcher.stop();
+    },
+  };
 }

@@ -2,7 +2,7 @@
 // readable without the key, and a wrong key is refused rather than misread.
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { newSigningSecret, secretSealer, signingKeyOf } from './signing-secret.ts';
+import { newSigningSecret, secretSealer, signingKeyCache, signingKeyOf } from './signing-secret.ts';
 
 describe('webhook signing secrets', () => {
   it('have the Standard Webhooks shape: whsec_ and 24 bytes of base64', () => {
@@ -25,5 +25,27 @@ describe('webhook signing secrets', () => {
     const secret = newSigningSecret();
     expect(secretSealer().open(secretSealer().seal(secret))).toBe(secret);
     expect(() => secretSealer(randomBytes(16).toString('base64'))).toThrow(/32 bytes/);
+  });
+
+  it('are opened once per stored form by the key cache, a rotated one anew, and one that cannot be opened throws each time', () => {
+    const key = randomBytes(32).toString('base64');
+    const sealer = secretSealer(key);
+    let opened = 0;
+    const counting = { seal: sealer.seal, open: (stored: string) => (opened++, sealer.open(stored)) };
+    const keyOf = signingKeyCache(counting, 2);
+    const [first, second, third] = [newSigningSecret(), newSigningSecret(), newSigningSecret()];
+    const [a, b, c] = [sealer.seal(first), sealer.seal(second), sealer.seal(third)];
+    expect(keyOf(a)).toEqual(signingKeyOf(first));
+    expect(keyOf(a)).toEqual(signingKeyOf(first));
+    expect(opened).toBe(1);
+    expect(keyOf(b)).toEqual(signingKeyOf(second));
+    expect(opened).toBe(2);
+    // Past its bound the cache starts over: still right, opened again.
+    expect(keyOf(c)).toEqual(signingKeyOf(third));
+    expect(keyOf(a)).toEqual(signingKeyOf(first));
+    expect(opened).toBe(4);
+    const foreign = secretSealer(randomBytes(32).toString('base64')).seal(first);
+    expect(() => keyOf(foreign)).toThrow();
+    expect(() => keyOf(foreign)).toThrow();
   });
 });

@@ -51,3 +51,23 @@ export function secretSealer(key?: string): SecretSealer {
     },
   };
 }
+
+/**
+ * The HMAC keys of stored secrets, opened once each rather than per
+ * delivery (opening a sealed one is an AES-GCM decryption): remembered by
+ * their stored form, so a rotation's new form is a new entry; forgotten all
+ * at once past `max` entries, which bounds the memory. A form that cannot
+ * be opened throws every time and is not remembered.
+ */
+export function signingKeyCache(sealer: SecretSealer, max = 1024): (stored: string) => Buffer {
+  const keys = new Map<string, Buffer>();
+  return (stored) => {
+    let key = keys.get(stored);
+    if (key === undefined) {
+      key = signingKeyOf(sealer.open(stored));
+      if (keys.size >= max) keys.clear();
+      keys.set(stored, key);
+    }
+    return key;
+  };
+}

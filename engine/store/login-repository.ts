@@ -28,6 +28,20 @@ const FIND_SESSION: Statement = {
          where s.hash = $1 and s.expires_at > $2::timestamptz and s.ended_at is null`,
 };
 
+// The prune's deletes: the oldest expired rows first, through the expiry
+// indexes (migration 0014), at most $2 per statement; rows another process
+// is deleting are skipped, not waited for.
+const PRUNE_CODES: Statement = {
+  text: `with gone as (delete from login_codes where id in (
+  select id from login_codes where expires_at <= $1::timestamptz order by expires_at limit $2 for update skip locked) returning 1)
+select count(*)::int as n from gone`,
+};
+const PRUNE_SESSIONS: Statement = {
+  text: `with gone as (delete from account_sessions where hash in (
+  select hash from account_sessions where expires_at <= $1::timestamptz order by expires_at limit $2 for update skip locked) returning 1)
+select count(*)::int as n from gone`,
+};
+
 export function loginRepository(db: Db) {
   async function createCode(code: { id: string; email: string; codeHash: string; linkHash: string; expiresAt: Date; now: Date }): Promise<void> {
     await db.insert(loginCodes).values({ ...code, createdAt: code.now });
@@ -116,5 +130,13 @@ export function loginRepository(db: Db) {
       .limit(100);
   }
 
-  return guarded({ createCode, useCode, useLink, linkIsLive, createSession, findSession, endSession, accountOfEmail, listKeys });
+  /** Deletes up to `limit` codes and up to `limit` sessions that expired at or before `before`; how many of each. */
+  async function pruneExpired(before: Date, limit: number): Promise<{ codes: number; sessions: number }> {
+    const at = before.toISOString();
+    const [codes] = await runStatement<{ n: number }>(db, PRUNE_CODES, [at, limit]);
+    const [sessions] = await runStatement<{ n: number }>(db, PRUNE_SESSIONS, [at, limit]);
+    return { codes: Number(codes.n), sessions: Number(sessions.n) };
+  }
+
+  return guarded({ createCode, useCode, useLink, linkIsLive, createSession, findSession, endSession, accountOfEmail, listKeys, pruneExpired });
 }

@@ -108,7 +108,12 @@ export const loginCodes = pgTable(
     expiresAt: instant('expires_at').notNull(),
     consumedAt: instant('consumed_at'),
   },
-  (t) => [index('login_codes_email_idx').on(t.email, t.createdAt), uniqueIndex('login_codes_link_uq').on(t.linkHash)],
+  (t) => [
+    index('login_codes_email_idx').on(t.email, t.createdAt),
+    uniqueIndex('login_codes_link_uq').on(t.linkHash),
+    // The periodic prune (login-prune.ts) deletes the expired ones oldest first, a bounded number at a time.
+    index('login_codes_expires_idx').on(t.expiresAt),
+  ],
 );
 
 /** Sign-in sessions of people (dashboard and wallet); live until they expire or `endedAt` (logout). */
@@ -121,5 +126,9 @@ export const accountSessions = pgTable(
     expiresAt: instant('expires_at').notNull(),
     endedAt: instant('ended_at'),
   },
-  (t) => [index('account_sessions_account_idx').on(t.account)],
+  (t) => [
+    index('account_sessions_account_idx').on(t.account),
+    // The periodic prune (login-prune.ts) deletes the expired ones oldest first, a bounded number at a time.
+    index('account_sessions_expires_idx').on(t.expiresAt),
+  ],
 );

@@ -220,6 +220,15 @@ describe('sign-in by mailed code', () => {
       usage: { day: { starts: 4, taskCompletions: 0 }, month: { starts: 4, taskCompletions: 0 } },
       saturated: [],
     });
+    // The usage windows end at the service's clock: a day later the starts have left the day, not the month.
+    offset += 25 * 3_600_000;
+    try {
+      const later = await signIn(email);
+      const moved = (await api.call('GET', '/api/dashboard', { headers: bearer(later) })).json;
+      expect(moved.usage).toEqual({ day: { starts: 0, taskCompletions: 0 }, month: { starts: 4, taskCompletions: 0 } });
+    } finally {
+      offset -= 25 * 3_600_000;
+    }
   });
 
   it('limits sign-in requests per e-mail address', async () => {

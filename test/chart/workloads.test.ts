@@ -82,6 +82,19 @@ describe.skipIf(!TOOLS)(`workloads ${TOOLS ? '' : TOOLS_SKIP}`, () => {
     expect(everything.get('SMTP_URL')?.valueFrom?.secretKeyRef).toEqual({ name: 'orca-smtp', key: 'url' });
   });
 
+  it('passes the webhook settings that are set: the sealing key from its Secret, the others as values', () => {
+    const everything = envOf(component('everything-on', 'engine').pod.containers[0]);
+    expect(everything.get('ORCA_WEBHOOK_SECRET_KEY')?.valueFrom?.secretKeyRef).toEqual({ name: 'orca-webhooks', key: 'secret-key' });
+    expect(everything.get('ORCA_WEBHOOK_ALLOW_PRIVATE_NETWORKS')?.value).toBe('on');
+    expect(everything.get('ORCA_WEBHOOK_DISPATCHER')?.value).toBe('on');
+    expect(everything.get('ORCA_WEBHOOK_TIMEOUT_MS')?.value).toBe('10000');
+    expect(everything.get('ORCA_WEBHOOK_PER_ENDPOINT')?.value).toBe('32');
+    // The API processes get the key too: they seal the secrets of the endpoints they create.
+    expect(envOf(component('everything-on', 'api').pod.containers[0]).get('ORCA_WEBHOOK_SECRET_KEY')?.valueFrom?.secretKeyRef?.name).toBe('orca-webhooks');
+    const defaults = envOf(component('default', 'engine').pod.containers[0]);
+    expect([...defaults.keys()].filter((name) => name.startsWith('ORCA_WEBHOOK_'))).toEqual([]);
+  });
+
   it('the operator: its command, the API Service as ORCA_URL, its namespace and pod name for the Lease', () => {
     const objects = render('default');
     const operator = component('default', 'operator');

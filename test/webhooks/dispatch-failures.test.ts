@@ -107,7 +107,11 @@ describe('failed attempts', () => {
     const attempted = rows.filter((r) => r.attempts === 1);
     expect(attempted.length).toBeGreaterThanOrEqual(1);
     expect(attempted[0]).toMatchObject({ last_status_code: 410, last_error: 'answered 410' });
-    const { status, disabled_reason } = await endpointRow(database.db, endpoint.id);
+    // The endpoint's side of a group is written just after its deliveries' (the same flush, the next statement).
+    const { status, disabled_reason } = await eventually(async () => {
+      const row = await endpointRow(database.db, endpoint.id);
+      return row.status === 'disabled' ? row : undefined;
+    });
     expect(status).toBe('disabled');
     expect(disabled_reason).toMatch(/^the endpoint answered 410 Gone at \d{4}-/);
     for (const row of rows.filter((r) => r.attempts === 0)) expect(row.last_error).toBe(`endpoint disabled: ${disabled_reason}`);
@@ -120,7 +124,11 @@ describe('failed attempts', () => {
     await enqueueCompleted(database.db, endpoint.account, 2);
     dispatch({ perEndpoint: 1 });
     await settled(endpoint.id, (r) => r.status === 'failed');
-    const { status, disabled_reason } = await endpointRow(database.db, endpoint.id);
+    // The endpoint's side of a group is written just after its deliveries' (the same flush, the next statement).
+    const { status, disabled_reason } = await eventually(async () => {
+      const row = await endpointRow(database.db, endpoint.id);
+      return row.status === 'disabled' ? row : undefined;
+    });
     expect(status).toBe('disabled');
     expect(disabled_reason).toBe(`every delivery has failed since ${since.toISOString().replace(/\.\d{3}Z$/, 'Z')} (more than 5 days)`);
   });

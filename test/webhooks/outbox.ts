@@ -18,13 +18,13 @@ export interface TestEndpoint {
 export async function addEndpoint(
   db: Db,
   url: string,
-  options: { account?: string; secretKey?: string; previousSecret?: string; previousSecretExpiresAt?: Date; failingSince?: Date } = {},
+  options: { account?: string; secret?: string; secretKey?: string; previousSecret?: string; previousSecretExpiresAt?: Date; failingSince?: Date } = {},
 ): Promise<TestEndpoint> {
   const sealer = secretSealer(options.secretKey);
   const endpoint = {
     id: `ep_${randomBytes(6).toString('hex')}`,
     account: options.account ?? `acct-${randomBytes(4).toString('hex')}`,
-    secret: newSigningSecret(),
+    secret: options.secret ?? newSigningSecret(),
   };
   await db.insert(webhookEndpoints).values({
     id: endpoint.id,

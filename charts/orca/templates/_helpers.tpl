@@ -161,7 +161,15 @@ otherwise come out in exponent form.
 {{- if $v.smtp.existingSecret }}
 {{- $env = append $env (dict "name" "SMTP_URL" "valueFrom" (dict "secretKeyRef" (dict "name" $v.smtp.existingSecret "key" $v.smtp.urlKey))) }}
 {{- end }}
+{{- if $v.webhooks.existingSecret }}
+{{- $env = append $env (dict "name" "ORCA_WEBHOOK_SECRET_KEY" "valueFrom" (dict "secretKeyRef" (dict "name" $v.webhooks.existingSecret "key" $v.webhooks.secretKeyKey))) }}
+{{- end }}
 {{- $env = append $env (dict "name" "ORCA_METRICS" "value" (ternary "on" "off" $v.config.metrics)) }}
+{{- range $name, $value := dict "ORCA_WEBHOOK_ALLOW_PRIVATE_NETWORKS" $v.webhooks.allowPrivateNetworks "ORCA_WEBHOOK_DISPATCHER" $v.webhooks.dispatcher }}
+{{- if kindIs "bool" $value }}
+{{- $env = append $env (dict "name" $name "value" (ternary "on" "off" $value)) }}
+{{- end }}
+{{- end }}
 {{- toYaml $env }}
 {{- with include "orca.optionalEnv" (dict
   "ORCA_PARTITIONS" $v.config.partitions
@@ -171,7 +179,9 @@ otherwise come out in exponent form.
   "ORCA_REDIS_PREFIX" $v.config.redisPrefix
   "PUBLIC_URL" $v.config.publicUrl
   "ORCA_RATE_LIMIT_PER_SECOND" $v.config.rateLimitPerSecond
-  "ORCA_RATE_LIMIT_BURST" $v.config.rateLimitBurst) }}
+  "ORCA_RATE_LIMIT_BURST" $v.config.rateLimitBurst
+  "ORCA_WEBHOOK_TIMEOUT_MS" $v.webhooks.timeoutMs
+  "ORCA_WEBHOOK_PER_ENDPOINT" $v.webhooks.perEndpoint) }}
 {{ . }}
 {{- end }}
 {{- with .extraEnv }}
