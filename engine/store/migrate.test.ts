@@ -17,6 +17,8 @@ const TABLES = [
   'agent_sessions',
   'agents',
   'api_keys',
+  'case_definition_versions',
+  'case_definitions',
   'command_attempts',
   'commands',
   'completed_tasks',
