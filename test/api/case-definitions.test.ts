@@ -101,6 +101,29 @@ describe('POST /api/v1/case-definitions', () => {
   });
 });
 
+describe('deploying a case with an Idempotency-Key', () => {
+  it('answers a retry with the first body (isNew included), and refuses the key for another document', async () => {
+    const { apiKey: own } = await api.newAccount();
+    const send = (xml: string) =>
+      api.call('POST', '/api/v1/case-definitions', {
+        apiKey: own,
+        body: xml,
+        headers: { 'idempotency-key': 'case-deploy', 'content-type': 'application/xml' },
+        query: { resourceName: 'k.cmmn' },
+      });
+    const first = await send(caseXml('<humanTask id="t"/>'));
+    expect(first.status, first.text).toBe(200);
+    expect(first.json.deployments[0]).toMatchObject({ caseDefinitionId: 'c', version: 1, isNew: true });
+    const again = await send(caseXml('<humanTask id="t"/>'));
+    expect(again.status).toBe(200);
+    expect(again.text).toBe(first.text);
+    const other = await send(caseXml('<milestone id="m"/>'));
+    expect(other.status).toBe(409);
+    expect(other.json.errors[0].field).toBe('headers.Idempotency-Key');
+    expect((await api.call('GET', '/api/v1/case-definitions/c', { apiKey: own })).json.deployments).toHaveLength(1);
+  });
+});
+
 describe('POST /api/v1/models with a CMMN document', () => {
   it('deploys its cases beside DMN decisions, answered with `cases`', async () => {
     const { apiKey: own } = await api.newAccount();
