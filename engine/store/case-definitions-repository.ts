@@ -9,7 +9,7 @@ import type { Db } from './db.ts';
 import { guarded } from './errors.ts';
 import type { Tx } from './statement.ts';
 import { caseDefinitions, caseDefinitionVersions } from './schema.ts';
-import { versionedResources, type Deployed, type RemoveOutcome } from './versioned-resources.ts';
+import { versionedResources, type Deployed } from './versioned-resources.ts';
 
 export interface DeployCaseInput {
   caseDefinitionId: string;
@@ -86,8 +86,5 @@ export function caseDefinitionsRepository(db: Db) {
   /** Deployed case definitions with their latest version, by case id. */
   const listCases = (account: string, page: PageRequest = {}): Promise<Page<CaseSummary>> => versioned.list(account, page);
 
-  /** Removes every version of a case definition (no case instance runs durably yet, so nothing blocks it). */
-  const deleteCase = (account: string, caseDefinitionId: string): Promise<RemoveOutcome> => versioned.remove(account, caseDefinitionId);
-
-  return guarded({ deployCases, latestCase, getCaseVersion, listCaseVersions, listCases, deleteCase });
+  return guarded({ deployCases, latestCase, getCaseVersion, listCaseVersions, listCases });
 }

@@ -101,6 +101,23 @@ describe('POST /api/v1/case-definitions', () => {
   });
 });
 
+describe('the deployment.created webhook event', () => {
+  it('lists the new case definitions of a deploy as cases, and nothing for an unchanged redeploy', async () => {
+    const { apiKey: own } = await api.newAccount();
+    const hook = await api.call('POST', '/api/v1/webhooks', { apiKey: own, json: { url: 'https://93.184.216.34/hook', events: ['deployment.created'] } });
+    expect(hook.status, hook.text).toBe(201);
+    const deliveries = async () => {
+      const res = await api.call('GET', `/api/v1/webhooks/${hook.json.id}/deliveries`, { apiKey: own, query: { limit: 1000 } });
+      return res.json.items.filter((d: { type: string }) => d.type === 'deployment.created');
+    };
+    expect((await deployXml(api, own, claim, 'claim.cmmn', '/api/v1/case-definitions')).status).toBe(200);
+    expect((await deployXml(api, own, claim, 'claim.cmmn', '/api/v1/models')).status).toBe(200);
+    const events = await deliveries();
+    expect(events).toHaveLength(1);
+    expect(events[0].payload.data).toEqual({ deploymentId: 'claim', resources: [{ kind: 'case', id: 'claim', version: 1, resourceName: 'claim.cmmn' }] });
+  });
+});
+
 describe('deploying a case with an Idempotency-Key', () => {
   it('answers a retry with the first body (isNew included), and refuses the key for another document', async () => {
     const { apiKey: own } = await api.newAccount();
