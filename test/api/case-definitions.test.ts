@@ -93,6 +93,13 @@ describe('POST /api/v1/case-definitions', () => {
     expect((await api.call('GET', '/api/v1/case-definitions/c', { apiKey: own })).status).toBe(404);
   });
 
+  it('refuses hostile XML (a DOCTYPE with an entity) as the BPMN and DMN deploys do', async () => {
+    const xml = caseXml('<humanTask id="t"/>').replace('<definitions', '<!DOCTYPE d [<!ENTITY x "boom">]>\n<definitions');
+    const res = await deployXml(api, apiKey, xml, 'hostile.cmmn', '/api/v1/case-definitions');
+    expect(res.status).toBe(400);
+    expect(res.json.detail).toMatch(/DOCTYPE/i);
+  });
+
   it('refuses a CMMN 1.0 document saying what to change', async () => {
     const xml = caseXml('<humanTask id="t"/>').replace('20151109', '20131201');
     const res = await deployXml(api, apiKey, xml, 'old.cmmn', '/api/v1/case-definitions');
