@@ -11,7 +11,8 @@ export type Query<Op extends keyof operations> = NonNullable<operations[Op]['par
 export type Variables = Record<string, unknown>;
 
 export type ProcessDeployment = Ok<'postProcessDefinitions', 200>;
-export type DecisionDeployment = Ok<'postModels', 200>;
+// POST /api/v1/models answers `cases` for a CMMN document; the client sends it .dmn files only.
+export type DecisionDeployment = Extract<Ok<'postModels', 200>, { decisions: unknown }>;
 export type Deployment = ({ kind: 'process' } & ProcessDeployment) | ({ kind: 'decision' } & DecisionDeployment);
 
 export type StartInstanceRequest = JsonBody<'postProcessInstances'>;

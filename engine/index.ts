@@ -30,6 +30,7 @@ export type {
   AccountSummary,
   AgentRow,
   ApiKeyListing,
+  CaseVersionSummary,
   Charge,
   MailboxRow,
   PlatformAppRow,

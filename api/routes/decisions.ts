@@ -1,4 +1,4 @@
-// Decisions (SPEC.md Endpoints): DMN models are deployed on /api/v1/models
+// Decisions (SPEC.md Endpoints): DMN models (and CMMN cases) are deployed on /api/v1/models
 // (multipart file part `file`, or raw XML with ?resourceName=), which must
 // precede evaluation; a deployed decision is then evaluated with input
 // variables. Listing and reading decisions fill gaps SPEC.md leaves.
@@ -9,7 +9,8 @@ import { ApiError } from '../problem.ts';
 import { evaluateDeployedDecision } from '../services/decisions.ts';
 import { keyedCommand, scopedKey } from '../services/idempotency.ts';
 import { idSchema } from '../services/ids.ts';
-import { deployDecisionModel } from '../services/deploy-models.ts';
+import { deployCaseModel, deployDecisionModel, isCmmnDocument } from '../services/deploy-models.ts';
+import { caseModelDeploymentSchema } from './case-definitions.ts';
 import { readUploadedModel, uploadQuery } from '../services/model-upload.ts';
 import { pageQuery, pageSchema, readPage } from '../services/pages.ts';
 import { variablesSchema } from '../services/variables.ts';
@@ -56,17 +57,19 @@ export const register: RegisterRoutes = async (app, ctx) => {
     {
       method: 'POST',
       path: '/api/v1/models',
-      summary: 'Deploy a DMN model: every decision in it gets a version (XML identical to the latest version keeps it). Must precede evaluation.',
+      summary:
+        'Deploy a DMN model: every decision in it gets a version (XML identical to the latest version keeps it). Must precede evaluation. ' +
+        'A CMMN document (root element in the CMMN namespace) is deployed as case definitions instead, as POST /api/v1/case-definitions does, and answered with `cases`.',
       tags: TAGS,
       auth: 'apiKey',
       query: uploadQuery,
       rawBody: {
         contentTypes: ['multipart/form-data', 'application/xml'],
-        description: 'A multipart form with the file part `file`, or the raw DMN XML (then ?resourceName= is required).',
+        description: 'A multipart form with the file part `file`, or the raw DMN or CMMN XML (then ?resourceName= is required).',
       },
       response: {
         status: 200,
-        schema: decisionDeploymentSchema,
+        schema: z.union([decisionDeploymentSchema, caseModelDeploymentSchema]),
       },
       errors: [400, 401, 413, 415],
       credits: 0,
@@ -76,7 +79,9 @@ export const register: RegisterRoutes = async (app, ctx) => {
       const upload = await readUploadedModel(request, query.resourceName, 'model.dmn');
       // Fingerprinted by the model and its name, however they were sent (multipart or raw).
       const keyed = keyedCommand(idempotency, scopedKey.deploy, { xml: upload.xml, resourceName: upload.resourceName });
-      return deployDecisionModel(ctx, request.account, upload.xml, upload.resourceName, upload.field, keyed);
+      if (!isCmmnDocument(upload.xml)) return deployDecisionModel(ctx, request.account, upload.xml, upload.resourceName, upload.field, keyed);
+      const deployed = await deployCaseModel(ctx, request.account, upload.xml, upload.resourceName, upload.field, keyed);
+      return { cases: deployed.deployments, ...('warnings' in deployed ? { warnings: deployed.warnings } : {}) };
     },
   );
 

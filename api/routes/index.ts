@@ -6,6 +6,7 @@ import { register as account } from './account.ts';
 import { register as accountKeys } from './account-keys.ts';
 import { register as adminCredits } from './admin-credits.ts';
 import { register as auth } from './auth.ts';
+import { register as caseDefinitions } from './case-definitions.ts';
 import { register as completedTasks } from './completed-tasks.ts';
 import { register as dashboard } from './dashboard.ts';
 import { register as decisions } from './decisions.ts';
@@ -46,6 +47,7 @@ export const routeFamilies: RegisterRoutes[] = [
   tasks,
   completedTasks,
   decisions,
+  caseDefinitions,
   mailbox,
   webhooks,
   platform,

@@ -47,3 +47,33 @@ export async function deployDecisionModel(ctx: ApiContext, account: string, xml:
   if (deployed.length === 0) throw rejectedModel([], field);
   return { decisions: deployed.map((d) => ({ decisionId: d.decisionId, version: d.version, isNew: d.isNew, resourceName })) };
 }
+
+/** A CMMN deploy: each case of the document gets a version; the document's warnings ride along when it has any. */
+export async function deployCaseModel(ctx: ApiContext, account: string, xml: string, resourceName: string, field: string, keyed?: Keyed) {
+  let deployed;
+  try {
+    deployed = await ctx.engine.deployCases(account, xml, resourceName, keyed);
+  } catch (err) {
+    if (err instanceof ModelRejected) throw rejectedModel(err.problems, field);
+    throw err;
+  }
+  const { deployments, warnings } = deployed;
+  if (deployments.length === 0) throw rejectedModel([], field);
+  const answer = {
+    id: deployments[0].caseDefinitionId,
+    deployments: deployments.map((d) => ({ caseDefinitionId: d.caseDefinitionId, version: d.version, resourceName, isNew: d.isNew })),
+  };
+  if (warnings.length === 0) return answer;
+  return { ...answer, warnings: warnings.map((w) => ({ elementId: w.elementId ?? null, code: w.code, message: w.message })) };
+}
+
+/**
+ * Whether a document sent to POST /api/v1/models is CMMN rather than DMN: its
+ * root element is in a CMMN namespace (1.1, its beta, or 1.0, which the CMMN
+ * compiler then refuses with what to change). Anything else goes to the DMN
+ * compiler, whose problems are the answer.
+ */
+export function isCmmnDocument(xml: string): boolean {
+  const root = /<(?![?!])[^>]*>/.exec(xml);
+  return root !== null && root[0].includes('http://www.omg.org/spec/CMMN/');
+}

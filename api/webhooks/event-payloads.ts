@@ -47,7 +47,7 @@ export const EVENT_DATA: Record<(typeof WEBHOOK_EVENT_TYPES)[number] | 'webhook.
     data: z.object({
       deploymentId: z.string().describe("What the deploy answer names the deployment by: its first process's or decision's id."),
       resources: z
-        .array(z.object({ kind: z.enum(['process', 'decision']), id: z.string(), version: z.number().int(), resourceName: z.string() }))
+        .array(z.object({ kind: z.enum(['process', 'decision', 'case']), id: z.string(), version: z.number().int(), resourceName: z.string() }))
         .describe('The versions this deploy added.'),
     }),
   },

@@ -258,6 +258,58 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/v1/case-definitions': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** List deployed case definitions with their latest version. */
+    get: operations['getCaseDefinitions'];
+    put?: never;
+    /** Deploy a CMMN 1.1 document (free). Every case in it is deployed; `id` is the first one. Invalid XML is a 400 naming each element. */
+    post: operations['postCaseDefinitions'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/case-definitions/{caseDefinitionId}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** One case definition: its latest version and every deployment, oldest first. */
+    get: operations['getCaseDefinitionsByCaseDefinitionId'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/case-definitions/{caseDefinitionId}/xml': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The deployed CMMN XML: the latest version, or ?version=. */
+    get: operations['getCaseDefinitionsByCaseDefinitionIdXml'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/v1/completed-tasks': {
     parameters: {
       query?: never;
@@ -525,7 +577,7 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Deploy a DMN model: every decision in it gets a version (XML identical to the latest version keeps it). Must precede evaluation. */
+    /** Deploy a DMN model: every decision in it gets a version (XML identical to the latest version keeps it). Must precede evaluation. A CMMN document (root element in the CMMN namespace) is deployed as case definitions instead, as POST /api/v1/case-definitions does, and answered with `cases`. */
     post: operations['postModels'];
     delete?: never;
     options?: never;
@@ -2212,6 +2264,328 @@ export interface operations {
       };
     };
   };
+  getCaseDefinitions: {
+    parameters: {
+      query?: {
+        /** @description The nextCursor of the previous page. */
+        cursor?: string;
+        /** @description Items per page, 1..1000 (default 50). */
+        limit?: number;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            items: {
+              caseDefinitionId: string;
+              caseName: string | null;
+              checksum: string;
+              deployedAt: string;
+              latestVersion: number;
+              resourceName: string;
+              version: number;
+            }[];
+            nextCursor: string | null;
+          };
+        };
+      };
+      /** @description Invalid input; `errors` lists each failing field. Every string refuses NUL and lone UTF-16 surrogates; variables nest at most 64 levels; ids are at most 255 characters (the limits: docs/api.md). */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Missing, unknown, retired or expired credential; `WWW-Authenticate` names the ways to send one. */
+      401: {
+        headers: {
+          /** @description The ways to authenticate (RFC 9110 §11.6.1), e.g. `Bearer realm="orca", ApiKey realm="orca", header="X-API-Key"`. */
+          'WWW-Authenticate'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Rate limited; retry after `Retry-After` seconds. */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying. */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  postCaseDefinitions: {
+    parameters: {
+      query?: {
+        /** @description File name of the model; required with a raw XML body. */
+        resourceName?: string;
+      };
+      header?: {
+        /** @description Extension: a key of your choosing (e.g. a UUID) that makes a retry safe. The same key with the same request answers the first result, status and body, for at least the command retention (24 hours by default) and changes nothing again (nor charges again); the same key with a different request is a 409 `IDEMPOTENCY_KEY_REUSED`. Keys belong to the account: starts share one space, deploys another, each job (or task) has its own; a mailbox message's key belongs to the sending agent and lasts as long as the message. 1 to 255 printable ASCII characters (400 otherwise). */
+        'Idempotency-Key'?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    /** @description A multipart form with the file part `file`, or the raw CMMN XML (then ?resourceName= is required). */
+    requestBody: {
+      content: {
+        'application/xml': string;
+        'multipart/form-data': {
+          [key: string]: unknown;
+        };
+      };
+    };
+    responses: {
+      /** @description Success. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            deployments: {
+              /** @description The `id` of the `<case>` element. */
+              caseDefinitionId: string;
+              /** @description False when this exact XML is the latest version already: that version is returned. An older version's XML becomes a new version. */
+              isNew: boolean;
+              resourceName: string;
+              version: number;
+            }[];
+            /** @description The first case id in the document. */
+            id: string;
+            /** @description What deploys but is ignored or never happens, each with the reason. Absent when there are none. */
+            warnings?: {
+              /** @description CMMN_CASE_FILE_ON_PART_IGNORED, CMMN_EVENT_NEVER_RAISED, CMMN_ON_PART_CRITERION_IGNORED (docs/cmmn.md). */
+              code: string;
+              /** @description The element concerned; null for the document as a whole. */
+              elementId: string | null;
+              /** @description What Orca does with the element. */
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description Invalid input; `errors` lists each failing field. Every string refuses NUL and lone UTF-16 surrogates; variables nest at most 64 levels; ids are at most 255 characters (the limits: docs/api.md). */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Missing, unknown, retired or expired credential; `WWW-Authenticate` names the ways to send one. */
+      401: {
+        headers: {
+          /** @description The ways to authenticate (RFC 9110 §11.6.1), e.g. `Bearer realm="orca", ApiKey realm="orca", header="X-API-Key"`. */
+          'WWW-Authenticate'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Wrong state for this action. Extension: or `IDEMPOTENCY_KEY_REUSED`, the Idempotency-Key was used before for a different request (nothing was done). */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Request body too large. */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Unsupported Content-Type. */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Rate limited; retry after `Retry-After` seconds. */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying. */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  getCaseDefinitionsByCaseDefinitionId: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        caseDefinitionId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            caseDefinitionId: string;
+            caseName: string | null;
+            checksum: string;
+            deployedAt: string;
+            deployments: {
+              caseDefinitionId: string;
+              caseName: string | null;
+              checksum: string;
+              deployedAt: string;
+              resourceName: string;
+              version: number;
+            }[];
+            id: string;
+            latestVersion: number;
+            resourceName: string;
+            version: number;
+          };
+        };
+      };
+      /** @description Invalid input; `errors` lists each failing field. Every string refuses NUL and lone UTF-16 surrogates; variables nest at most 64 levels; ids are at most 255 characters (the limits: docs/api.md). */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Missing, unknown, retired or expired credential; `WWW-Authenticate` names the ways to send one. */
+      401: {
+        headers: {
+          /** @description The ways to authenticate (RFC 9110 §11.6.1), e.g. `Bearer realm="orca", ApiKey realm="orca", header="X-API-Key"`. */
+          'WWW-Authenticate'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Not found (or not yours). */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Rate limited; retry after `Retry-After` seconds. */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying. */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  getCaseDefinitionsByCaseDefinitionIdXml: {
+    parameters: {
+      query?: {
+        version?: number;
+      };
+      header?: never;
+      path: {
+        caseDefinitionId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The CMMN XML as deployed. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/xml': string;
+        };
+      };
+      /** @description Invalid input; `errors` lists each failing field. Every string refuses NUL and lone UTF-16 surrogates; variables nest at most 64 levels; ids are at most 255 characters (the limits: docs/api.md). */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Missing, unknown, retired or expired credential; `WWW-Authenticate` names the ways to send one. */
+      401: {
+        headers: {
+          /** @description The ways to authenticate (RFC 9110 §11.6.1), e.g. `Bearer realm="orca", ApiKey realm="orca", header="X-API-Key"`. */
+          'WWW-Authenticate'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Not found (or not yours). */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Rate limited; retry after `Retry-After` seconds. */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying. */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
   getCompletedTasks: {
     parameters: {
       query?: {
@@ -3704,7 +4078,7 @@ export interface operations {
       path?: never;
       cookie?: never;
     };
-    /** @description A multipart form with the file part `file`, or the raw DMN XML (then ?resourceName= is required). */
+    /** @description A multipart form with the file part `file`, or the raw DMN or CMMN XML (then ?resourceName= is required). */
     requestBody: {
       content: {
         'application/xml': string;
@@ -3720,14 +4094,34 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            decisions: {
-              decisionId: string;
-              isNew: boolean;
-              resourceName: string;
-              version: number;
-            }[];
-          };
+          'application/json':
+            | {
+                decisions: {
+                  decisionId: string;
+                  isNew: boolean;
+                  resourceName: string;
+                  version: number;
+                }[];
+              }
+            | {
+                cases: {
+                  /** @description The `id` of the `<case>` element. */
+                  caseDefinitionId: string;
+                  /** @description False when this exact XML is the latest version already: that version is returned. An older version's XML becomes a new version. */
+                  isNew: boolean;
+                  resourceName: string;
+                  version: number;
+                }[];
+                /** @description What deploys but is ignored or never happens, each with the reason. Absent when there are none. */
+                warnings?: {
+                  /** @description CMMN_CASE_FILE_ON_PART_IGNORED, CMMN_EVENT_NEVER_RAISED, CMMN_ON_PART_CRITERION_IGNORED (docs/cmmn.md). */
+                  code: string;
+                  /** @description The element concerned; null for the document as a whole. */
+                  elementId: string | null;
+                  /** @description What Orca does with the element. */
+                  message: string;
+                }[];
+              };
         };
       };
       /** @description Invalid input; `errors` lists each failing field. Every string refuses NUL and lone UTF-16 surrogates; variables nest at most 64 levels; ids are at most 255 characters (the limits: docs/api.md). */
@@ -6792,7 +7186,7 @@ export interface operations {
             resources: {
               id: string;
               /** @enum {string} */
-              kind: 'process' | 'decision';
+              kind: 'process' | 'decision' | 'case';
               resourceName: string;
               version: number;
             }[];

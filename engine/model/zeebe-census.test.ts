@@ -74,7 +74,7 @@ describe.skipIf(!present)('Zeebe 8.8 census of the shared models', () => {
       [
         `Zeebe census: ${census.models} models, ${census.zeebeRejects} that Zeebe 8.8 refuses too;`,
         `of the ${census.models - census.zeebeRejects} it deploys, Orca deploys ${census.deploy} and rejects ${census.messagesSignals.length + census.other.length}:`,
-        `  messages/signals (in progress elsewhere): ${census.messagesSignals.length} — ${census.messagesSignals.join(', ')}`,
+        `  messages/signals: ${census.messagesSignals.length} — ${census.messagesSignals.join(', ')}`,
         `  other gaps: ${census.other.length}`,
         ...census.other.map((file) => `    ${file}: ${OTHER_GAPS[file] ?? 'UNNAMED'}`),
       ].join('\n'),

@@ -9,6 +9,7 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { EngineConfig } from '../config.ts';
+import { compileCmmn } from '../cmmn/index.ts';
 import { compileDmn } from '../dmn/index.ts';
 import { NO_METRICS, type EngineGauges, type EngineMetrics } from '../metrics.ts';
 import { inSpan, type Tracer } from '../tracing.ts';
@@ -122,6 +123,13 @@ export interface Engine {
     resourceName: string,
     options?: CommandOptions,
   ): Promise<{ decisionId: string; version: number; isNew: boolean }[]>;
+  /** Deploys the cases of a CMMN document (versioned like processes), with the document's warnings. */
+  deployCases(
+    account: string,
+    xml: string,
+    resourceName: string,
+    options?: CommandOptions,
+  ): Promise<{ deployments: { caseDefinitionId: string; version: number; isNew: boolean }[]; warnings: ModelWarning[] }>;
   /** Removes every version of a process (NOT_FOUND when none; INVALID_STATE while it has live instances or armed start timers). */
   deleteProcess(account: string, bpmnProcessId: string): Promise<{ versions: number }>;
   /** Removes every version of a decision (NOT_FOUND when none). */
@@ -394,6 +402,15 @@ function engineApi(parts: {
       const results = await deployOnce(account, options, (tx) => store.decisions.deployDecisions(account, inputs, tx));
       models.invalidate(account);
       return results.map((r) => ({ decisionId: r.decisionId, version: r.version, isNew: r.isNew }));
+    },
+
+    async deployCases(account, xml, resourceName, options = {}) {
+      const compiled = compileCmmn(xml);
+      if (!compiled.ok) throw new ModelRejected(compiled.problems);
+      const inputs = compiled.model.cases.map((c) => ({ caseDefinitionId: c.id, caseName: c.name ?? null, resourceName, xml }));
+      const results = await deployOnce(account, options, (tx) => store.cases.deployCases(account, inputs, tx));
+      const deployments = results.map((r) => ({ caseDefinitionId: r.caseDefinitionId, version: r.version, isNew: r.isNew }));
+      return { deployments, warnings: compiled.model.warnings };
     },
 
     async deleteProcess(account, bpmnProcessId) {

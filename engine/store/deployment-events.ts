@@ -7,7 +7,7 @@
 import { ENQUEUE_WEBHOOK_EVENTS, webhookEventId, type WebhookEvent } from './webhook-outbox.ts';
 import type { Statement, Tx } from './statement.ts';
 
-export type DeployedKind = 'process' | 'decision';
+export type DeployedKind = 'process' | 'decision' | 'case';
 
 export interface DeployedResource {
   id: string;

@@ -9,6 +9,7 @@ import type { Db } from './db.ts';
 import { accountsRepository } from './accounts-repository.ts';
 import { accountSummaryRepository } from './account-summary-repository.ts';
 import { agentsRepository } from './agents-repository.ts';
+import { caseDefinitionsRepository } from './case-definitions-repository.ts';
 import { decisionsRepository } from './decisions-repository.ts';
 import { definitionsRepository } from './definitions-repository.ts';
 import { historyRepository } from './history-repository.ts';
@@ -37,6 +38,7 @@ export function createStore(db: Db, writer: Db = db) {
     accounts: accountsRepository(db),
     definitions: definitionsRepository(db),
     decisions: decisionsRepository(db),
+    cases: caseDefinitionsRepository(db),
     instances: instancesRepository(db),
     jobs: jobsRepository(db),
     tasks: tasksRepository(db),
@@ -78,6 +80,7 @@ export * from './database.ts';
 export type { WriterConnection } from './pg-pool.ts';
 export type { Tx } from './statement.ts';
 export * from './db.ts';
+export * from './case-definitions-repository.ts';
 export * from './decisions-repository.ts';
 export * from './definitions-repository.ts';
 export * from './engine-events.ts';

@@ -18,6 +18,8 @@ const TABLES = [
   'agents',
   'api_keys',
   'buffered_messages',
+  'case_definition_versions',
+  'case_definitions',
   'command_attempts',
   'commands',
   'completed_tasks',

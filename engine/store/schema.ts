@@ -394,3 +394,4 @@ export const requestKeys = pgTable(
 
 export * from './schema-identity.ts';
 export * from './schema-webhooks.ts';
+export * from './schema-cases.ts';
