@@ -10,8 +10,12 @@ export type AuthMode = 'apiKey' | 'token' | 'none';
 
 export interface Credentials {
   readonly mode: AuthMode;
-  /** Sets the credential header on `headers` (lower-case names). */
-  apply(headers: Record<string, string>): Promise<void>;
+  /**
+   * Sets the credential header on `headers` (lower-case names): at once when
+   * the credential is at hand (an API key, a token not due for renewal),
+   * else once a token exchange answers (the promise).
+   */
+  apply(headers: Record<string, string>): void | Promise<void>;
   /** After a 401: forget the token sent in `headers` so the next apply() renews it. Whether a renewal is possible. */
   invalidate(headers: Record<string, string>): boolean;
 }
@@ -28,7 +32,7 @@ export interface TokenOptions {
 export function apiKeyCredentials(apiKey: string | undefined): Credentials {
   return {
     mode: apiKey === undefined ? 'none' : 'apiKey',
-    async apply(headers) {
+    apply(headers) {
       if (apiKey !== undefined) headers['x-api-key'] = apiKey;
     },
     invalidate: () => false,
@@ -81,8 +85,10 @@ export function tokenCredentials(options: TokenOptions): Credentials {
 
   return {
     mode: 'token',
-    async apply(headers) {
-      headers.authorization = `Bearer ${(await token()).value}`;
+    apply(headers) {
+      // Every request asks: a token at hand is set without a promise.
+      if (current !== undefined && options.clock() < current.renewAt) headers.authorization = `Bearer ${current.value}`;
+      else return token().then((fresh) => void (headers.authorization = `Bearer ${fresh.value}`));
     },
     invalidate(headers) {
       const sent = headers.authorization?.replace(/^Bearer\s+/i, '');

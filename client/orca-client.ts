@@ -180,10 +180,12 @@ export class OrcaClient {
 
   /** One request: the answer's JSON (undefined for an empty answer), or an OrcaError. */
   async #call<T>(method: 'GET' | 'POST' | 'PATCH' | 'DELETE', template: Path, call: Call = {}): Promise<T> {
-    let url = this.url + template.replace(/\{([^}]+)\}/g, (_, name: string) => encodeURIComponent(call.path?.[name] ?? ''));
+    let url = this.url + fillPath(template, call.path);
     if (this.#closed !== undefined) throw clientClosed(method, url);
-    const query = Object.entries(call.query ?? {}).filter((entry): entry is [string, string | number | boolean] => entry[1] !== undefined);
-    if (query.length > 0) url += `?${new URLSearchParams(query.map(([name, value]) => [name, String(value)]))}`;
+    if (call.query !== undefined) {
+      const query = Object.entries(call.query).filter((entry): entry is [string, string | number | boolean] => entry[1] !== undefined);
+      if (query.length > 0) url += `?${new URLSearchParams(query.map(([name, value]) => [name, String(value)]))}`;
+    }
     const request: HttpRequest = { method, url, headers: { accept: 'application/json' }, signal: call.signal };
     if (call.json !== undefined) {
       request.headers['content-type'] = 'application/json';
@@ -339,9 +341,10 @@ export class OrcaClient {
     return answer.jobs;
   }
 
-  async completeJob(jobKey: string, variables?: Variables, options: CallOptions = {}): Promise<void> {
+  completeJob(jobKey: string, variables?: Variables, options: CallOptions = {}): Promise<void> {
     const json: CompleteJobRequest = variables === undefined ? {} : { variables };
-    await this.#call('POST', '/api/v1/jobs/{jobKey}/complete', { path: { jobKey }, json, idempotencyKey: keyOf(options), signal: options.signal });
+    // The answer is empty (204): #call's own promise, without another async frame on a worker's most frequent call.
+    return this.#call<void>('POST', '/api/v1/jobs/{jobKey}/complete', { path: { jobKey }, json, idempotencyKey: keyOf(options), signal: options.signal });
   }
 
   async failJob(jobKey: string, failure: FailJobRequest, options: CallOptions = {}): Promise<void> {
@@ -409,6 +412,17 @@ export class OrcaClient {
 }
 
 /** One key per logical call: the caller's, or a fresh UUID that every repeat of this call reuses. */
+/** A path template split once at its `{name}` parameters: literal, name, literal, … (every call of a route fills the same one). */
+const templates = new Map<string, string[]>();
+
+function fillPath(template: string, values: Record<string, string> | undefined): string {
+  let parts = templates.get(template);
+  if (parts === undefined) templates.set(template, (parts = template.split(/\{([^}]+)\}/)));
+  let out = parts[0];
+  for (let i = 1; i < parts.length; i += 2) out += encodeURIComponent(values?.[parts[i]] ?? '') + parts[i + 1];
+  return out;
+}
+
 function keyOf(options: CallOptions): string {
   return options.idempotencyKey ?? crypto.randomUUID();
 }

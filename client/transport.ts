@@ -50,7 +50,10 @@ export function createTransport(options: TransportOptions): Transport {
     for (let attempt = 1; ; attempt++) {
       const headers = { ...request.headers };
       // A call that names its own credential (the operator's token) sends that one.
-      if (request.headers.authorization === undefined) await credentials.apply(headers);
+      if (request.headers.authorization === undefined) {
+        const applying = credentials.apply(headers);
+        if (applying !== undefined) await applying;
+      }
       let response: HttpResponse;
       try {
         response = await options.send({ ...request, headers });
