@@ -3,8 +3,9 @@
 // items, criteria and sentries are resolved and FEEL is syntax-checked here,
 // so the case runtime neither parses nor validates. Never throws.
 import { feelSyntaxError } from '../feel/index.ts';
+import { LIMITS } from '../limits.ts';
 import type { ModelProblem, ModelWarning } from '../model/types.ts';
-import { parseCmmnXml } from './parse-xml.ts';
+import { readDeclaredXml } from '../xml/read-declared.ts';
 import { CMMN11_BETA_NS, CMMN11_NS, CaseReader, cmmnChildren, type ReadCase } from './read-case.ts';
 import type { CaseModel, CompileCmmnResult } from './types.ts';
 
@@ -25,7 +26,8 @@ export function compileCmmn(xml: string, options: CompileCmmnOptions = {}): Comp
 }
 
 function compile(xml: string, options: CompileCmmnOptions): CompileCmmnResult {
-  const parsed = parseCmmnXml(xml, options.maxBytes);
+  // CMMN files, like DMN files, must declare every prefix they use.
+  const parsed = readDeclaredXml(xml, options.maxBytes ?? LIMITS.maxModelBytes, 'CMMN');
   if (!parsed.ok) return { ok: false, problems: [{ message: parsed.message }] };
   const root = parsed.root;
   if (root.ns === CMMN10_NS) {

@@ -1,43 +1,15 @@
-// DMN documents through the shared XML reader (engine/xml/read-xml.ts), with
-// its one policy for size, depth and declarations, and its problems worded
-// for DMN. DMN files use any prefix, or none, but must declare it: an element
-// with an undeclared prefix is refused rather than read as no namespace.
-import type { XmlElement } from '../xml/element.ts';
-import { readXml, type XmlProblem } from '../xml/read-xml.ts';
+// DMN documents through the shared XML reader (engine/xml/read-declared.ts),
+// with its one policy for size, depth and declarations. DMN files use any
+// prefix, or none, but must declare it.
 import { LIMITS } from '../limits.ts';
+import { readDeclaredXml, type DeclaredXmlResult } from '../xml/read-declared.ts';
 
 export type { XmlElement } from '../xml/element.ts';
 
 export const DEFAULT_MAX_BYTES = LIMITS.maxModelBytes;
 
-export type XmlResult = { ok: true; root: XmlElement } | { ok: false; message: string };
-
-function describe(problem: XmlProblem): string {
-  switch (problem.kind) {
-    case 'not-text':
-      return 'the document must be a string';
-    case 'too-large':
-      return `the document exceeds the size limit of ${problem.maxBytes} bytes`;
-    case 'declaration':
-      return `${problem.declaration} declarations are not allowed in DMN documents (no DTDs or entities)`;
-    case 'screened':
-      return problem.message;
-    case 'malformed': {
-      if (problem.unclosed)
-        return `the document is not well-formed XML: ${problem.unclosed.map((tag) => `<${tag}>`).join(', ')} never closed (is it truncated?)`;
-      const where = problem.line !== undefined ? ` (line ${problem.line}${problem.column !== undefined ? `, column ${problem.column}` : ''})` : '';
-      return `the document is not well-formed XML: ${problem.reason}${where}`;
-    }
-    case 'too-deep':
-      return `the document nests elements deeper than ${problem.maxDepth} levels`;
-    case 'no-root':
-      return 'the document must have exactly one root element';
-    case 'undeclared-prefix':
-      return `element <${problem.qname}> uses the namespace prefix '${problem.prefix}', which is not declared`;
-  }
-}
+export type XmlResult = DeclaredXmlResult;
 
 export function parseXml(xml: string, maxBytes: number = DEFAULT_MAX_BYTES): XmlResult {
-  const read = readXml(xml, { maxBytes, undeclaredPrefixes: 'refuse' });
-  return read.ok ? read : { ok: false, message: describe(read.problem) };
+  return readDeclaredXml(xml, maxBytes, 'DMN');
 }

@@ -1,21 +1,26 @@
-// CMMN documents through the shared XML reader (engine/xml/read-xml.ts), with
-// its one policy for size, depth and DOCTYPE / entity declarations, and its
-// problems worded for CMMN. Like DMN files, CMMN files must declare every
-// prefix they use.
-import { LIMITS } from '../limits.ts';
-import type { XmlElement } from '../xml/element.ts';
-import { readXml, type XmlProblem } from '../xml/read-xml.ts';
+// Documents that must declare every namespace prefix they use — DMN and
+// CMMN — through the shared reader (read-xml.ts), with the reader's problems
+// worded once for both: an element with an undeclared prefix is refused
+// rather than read as no namespace.
+import type { XmlElement } from './element.ts';
+import { readXml, type XmlProblem } from './read-xml.ts';
 
-export type XmlResult = { ok: true; root: XmlElement } | { ok: false; message: string };
+export type DeclaredXmlResult = { ok: true; root: XmlElement } | { ok: false; message: string };
 
-function describe(problem: XmlProblem): string {
+/** `language` names the kind of document in the messages ("DMN", "CMMN"). */
+export function readDeclaredXml(xml: string, maxBytes: number, language: string): DeclaredXmlResult {
+  const read = readXml(xml, { maxBytes, undeclaredPrefixes: 'refuse' });
+  return read.ok ? read : { ok: false, message: describe(read.problem, language) };
+}
+
+function describe(problem: XmlProblem, language: string): string {
   switch (problem.kind) {
     case 'not-text':
       return 'the document must be a string';
     case 'too-large':
       return `the document exceeds the size limit of ${problem.maxBytes} bytes`;
     case 'declaration':
-      return `${problem.declaration} declarations are not allowed in CMMN documents (no DTDs or entities)`;
+      return `${problem.declaration} declarations are not allowed in ${language} documents (no DTDs or entities)`;
     case 'screened':
       return problem.message;
     case 'malformed': {
@@ -31,9 +36,4 @@ function describe(problem: XmlProblem): string {
     case 'undeclared-prefix':
       return `element <${problem.qname}> uses the namespace prefix '${problem.prefix}', which is not declared`;
   }
-}
-
-export function parseCmmnXml(xml: string, maxBytes: number = LIMITS.maxModelBytes): XmlResult {
-  const read = readXml(xml, { maxBytes, undeclaredPrefixes: 'refuse' });
-  return read.ok ? read : { ok: false, message: describe(read.problem) };
 }
