@@ -4,7 +4,8 @@
 // cannot use them), and a busy worker pays this on every activation and
 // completion — undici's request() costs a fraction of the CPU of a node:http
 // request, itself two to three times cheaper than fetch(). A `fetch` given
-// in the options is used instead (tests, proxies, other runtimes).
+// in the options is used instead (tests, proxies, other runtimes). Also the
+// request path, filled from a route's template.
 import { STATUS_CODES } from 'node:http';
 import { Agent } from 'undici';
 
@@ -98,4 +99,15 @@ export function fetchSender(fetchImpl: typeof fetch, options: { timeoutMs?: numb
       text,
     };
   };
+}
+
+/** A path template split once at its `{name}` parameters: literal, name, literal, … (every call of a route fills the same one). */
+const templates = new Map<string, string[]>();
+
+export function fillPath(template: string, values: Record<string, string> | undefined): string {
+  let parts = templates.get(template);
+  if (parts === undefined) templates.set(template, (parts = template.split(/\{([^}]+)\}/)));
+  let out = parts[0];
+  for (let i = 1; i < parts.length; i += 2) out += encodeURIComponent(values?.[parts[i]] ?? '') + parts[i + 1];
+  return out;
 }

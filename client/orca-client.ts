@@ -9,7 +9,7 @@
 import { apiKeyCredentials, tokenCredentials, type Credentials } from './auth.ts';
 import { clientClosed, OrcaError, parseJson } from './errors.ts';
 import type { paths } from './generated/openapi.ts';
-import { fetchSender, poolSender, type HttpRequest, type PooledSender } from './http.ts';
+import { fetchSender, fillPath, poolSender, type HttpRequest, type PooledSender } from './http.ts';
 import { retryPolicy, type RetryOptions } from './retry.ts';
 import { createTransport, sleep, type RetryEvent, type Transport } from './transport.ts';
 import type {
@@ -412,17 +412,6 @@ export class OrcaClient {
 }
 
 /** One key per logical call: the caller's, or a fresh UUID that every repeat of this call reuses. */
-/** A path template split once at its `{name}` parameters: literal, name, literal, … (every call of a route fills the same one). */
-const templates = new Map<string, string[]>();
-
-function fillPath(template: string, values: Record<string, string> | undefined): string {
-  let parts = templates.get(template);
-  if (parts === undefined) templates.set(template, (parts = template.split(/\{([^}]+)\}/)));
-  let out = parts[0];
-  for (let i = 1; i < parts.length; i += 2) out += encodeURIComponent(values?.[parts[i]] ?? '') + parts[i + 1];
-  return out;
-}
-
 function keyOf(options: CallOptions): string {
   return options.idempotencyKey ?? crypto.randomUUID();
 }

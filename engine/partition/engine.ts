@@ -20,10 +20,12 @@ import type { Variables } from '../runtime/types.ts';
 import { createStore, openDatabase, StoreUnavailableError, type Database, type Store, type Tx } from '../store/index.ts';
 import { commandClient, freshKeys, withTimeout } from './command-client.ts';
 import type { CommandOrigin, EngineCommand, PublishOutcome, StartedInstance } from './commands.ts';
+import { publishMessage, type MessageToPublish } from './message-publish.ts';
 import { messageStartTargets } from './message-starts.ts';
 import { EngineError } from './engine-error.ts';
 import { createRedisFlushMarker, type FlushMarker } from './flush-marker.ts';
-import { partitionOfKey } from './keys.ts';
+import { jobActivation } from './job-activation.ts';
+import { hashToPartition, partitionOfKey, scoped } from './keys.ts';
 import { ModelCache } from './model-cache.ts';
 import type { EngineLog } from './log.ts';
 import { Shard } from './shard.ts';
@@ -86,16 +88,6 @@ export interface DeployedProcess {
   bpmnProcessId: string;
   version: number;
   isNew: boolean;
-}
-
-/** A message to publish (extension, docs/messages.md). */
-export interface MessageToPublish {
-  name: string;
-  correlationKey: string;
-  variables: Variables;
-  /** ms; 0: not buffered. */
-  timeToLive: number;
-  messageId?: string;
 }
 
 /** What a worker throws instead of completing its job. */
@@ -213,21 +205,9 @@ export async function createEngine(config: EngineConfig, options: EngineOptions 
   }
 }
 
-/** FNV-1a over the text, onto a partition: stable across pods and restarts. */
-function hashToPartition(text: string, partitions: number): number {
-  let hash = 0x811c9dc5;
-  for (let i = 0; i < text.length; i++) hash = Math.imul(hash ^ text.charCodeAt(i), 0x01000193) >>> 0;
-  return hash % partitions;
-}
-
 /** The value, or undefined when it fails or takes longer than `ms`: a scrape must not hang on a store that does not answer. */
 function within<T>(work: Promise<T>, ms: number): Promise<T | undefined> {
   return withTimeout(work, ms).catch(() => undefined);
-}
-
-/** Client-chosen command keys are scoped by account, so two accounts' keys never collide. */
-function scoped(account: string, commandKey: string | undefined): string | undefined {
-  return commandKey === undefined ? undefined : `${account}:${commandKey}`;
 }
 
 /** The store being unreachable is the caller's retryable UNAVAILABLE, not an internal error. */
@@ -239,9 +219,6 @@ async function unavailableAsEngineError<T>(call: () => Promise<T>): Promise<T> {
     throw err;
   }
 }
-
-/** Refusals that say nothing about the command itself: the same command may succeed shortly. */
-const TRANSIENT: ReadonlySet<string> = new Set(['BACKPRESSURE', 'TIMEOUT', 'UNAVAILABLE']);
 
 function engineApi(parts: {
   store: Store;
@@ -259,46 +236,7 @@ function engineApi(parts: {
   const maxPending = config.maxPendingCommands;
   const send = commandClient({ queues, shard, replyTimeoutMs: config.replyTimeoutMs, maxPending, metrics, tracer });
 
-  /** Jobs handed to a worker: long polling (extension) when none wait; counted for the metrics. */
-  async function activate(account: string, type: string, max: number, worker: string, requestTimeoutMs?: number, timeoutMs?: number): Promise<ActivatedJob[]> {
-    let jobs = await queues.jobs.activate(account, type, max, worker);
-    if (jobs.length === 0 && requestTimeoutMs) {
-      // Long polling (extension): wait for a push, then try once more.
-      if (!(await queues.jobs.waitForJobs(account, type, requestTimeoutMs))) return [];
-      jobs = await queues.jobs.activate(account, type, max, worker);
-    }
-    if (jobs.length > 0 && timeoutMs) jobs = await holdAll(account, jobs, worker, timeoutMs);
-    if (jobs.length > 0) metrics.jobsActivated(jobs);
-    return jobs;
-  }
-
-  /**
-   * Activation timeout (extension): a worker hears of a job only once its
-   * deadline is committed through the job's partition, so a leader kill or
-   * a Redis flush cannot leave it held with no deadline. A job whose hold
-   * was refused is not handed out. Refused for what it is (gone, failed,
-   * its instance set aside) it is dropped: the leader has withdrawn it or
-   * will. Refused for the moment (backpressure, no answer in time, the
-   * store down) it goes back to its queue — if the hold was stored after
-   * all, the job is offered twice at worst (at least once).
-   */
-  async function holdAll(account: string, jobs: ActivatedJob[], worker: string, timeoutMs: number): Promise<ActivatedJob[]> {
-    const outcomes = await Promise.allSettled(
-      jobs.map((job) => send(partitionOf(job.key, 'Job'), { kind: 'holdJob', account, jobKey: job.key, worker, timeout: timeoutMs })),
-    );
-    const held: ActivatedJob[] = [];
-    let failure: unknown;
-    for (let i = 0; i < jobs.length; i++) {
-      const outcome = outcomes[i];
-      if (outcome.status === 'fulfilled') held.push(jobs[i]);
-      else if (!(outcome.reason instanceof EngineError) || TRANSIENT.has(outcome.reason.code)) {
-        failure ??= outcome.reason;
-        await queues.jobs.requeue(jobs[i]);
-      }
-    }
-    if (held.length === 0 && failure !== undefined) throw failure;
-    return held;
-  }
+  const activate = jobActivation({ queues, send, metrics, partitionOf: (key) => partitionOf(key, 'Job') });
   const requestIds = freshKeys();
 
   /** The origin a keyed command carries (with its fingerprint), so its result can be told from another request's. */
@@ -479,25 +417,8 @@ function engineApi(parts: {
       return (await unavailableAsEngineError(() => messageStartTargets(models, account, name))).length;
     },
 
-    async publishMessage(account, message, maxStarts) {
-      const { name, correlationKey, variables } = message;
-      const home = hashToPartition(`${account}\u0000${name}\u0000${correlationKey}`, partitions);
-      const command: EngineCommand = { kind: 'publishMessage', account, name, correlationKey, variables, timeToLive: message.timeToLive, maxStarts };
-      if (message.messageId !== undefined) command.messageId = message.messageId;
-      // Refused under backpressure like a start: a publish may start instances.
-      const outcome = (await send(home, command, undefined, maxPending + 1)).value as PublishOutcome;
-      if (outcome.published || outcome.reason === 'duplicate') {
-        const deliver = outcome.published ? { variables, expiresAt: outcome.expiresAt } : { variables: outcome.variables, expiresAt: outcome.expiresAt };
-        const sends: Promise<unknown>[] = [];
-        for (let p = 0; p < partitions; p++) {
-          if (p === home) continue;
-          // One key per message and partition: a delivery sent again (a retried duplicate) is applied once.
-          const key = scoped(account, `message:${outcome.messageKey}`);
-          sends.push(send(p, { kind: 'deliverMessage', account, messageKey: outcome.messageKey, name, correlationKey, ...deliver }, key));
-        }
-        await Promise.all(sends);
-      }
-      return outcome;
+    publishMessage(account, message, maxStarts) {
+      return publishMessage({ send, partitions, maxPending }, account, message, maxStarts);
     },
 
     ownedPartitions: () => shard?.owned() ?? [],

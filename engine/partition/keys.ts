@@ -34,3 +34,15 @@ export class KeyGenerator {
     return (this.base + BigInt(this.sequence)).toString();
   };
 }
+
+/** FNV-1a over the text, onto a partition: stable across pods and restarts. */
+export function hashToPartition(text: string, partitions: number): number {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) hash = Math.imul(hash ^ text.charCodeAt(i), 0x01000193) >>> 0;
+  return hash % partitions;
+}
+
+/** Client-chosen command keys are scoped by account, so two accounts' keys never collide. */
+export function scoped(account: string, commandKey: string | undefined): string | undefined {
+  return commandKey === undefined ? undefined : `${account}:${commandKey}`;
+}
