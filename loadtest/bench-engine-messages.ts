@@ -7,7 +7,8 @@
 // by then. Reports instances per second and the publish latency; then
 // checks against Postgres that every instance is COMPLETED and none waits.
 // With `event: 'signal'` (--signals) the same lanes wait on a signal catch
-// event named after the instance's id (a FEEL signal name) and broadcast
+// event named by the instance's id (the FEEL name `=id`, the message
+// scenario's correlation key, so both evaluate the same) and broadcast
 // that signal instead (extension, docs/signals.md): start → wait on a
 // signal → broadcast → end.
 import { createEngine, engineConfig } from '../engine/partition/index.ts';
@@ -27,7 +28,7 @@ const MODEL =
   '</bpmn:process></bpmn:definitions>';
 const SIGNAL_MODEL = MODEL.replace(
   '<bpmn:message id="M" name="go"><bpmn:extensionElements><zeebe:subscription correlationKey="=id"/></bpmn:extensionElements></bpmn:message>',
-  '<bpmn:signal id="S" name="=&quot;go-&quot; + id"/>',
+  '<bpmn:signal id="S" name="=id"/>',
 ).replace('<bpmn:messageEventDefinition messageRef="M"/>', '<bpmn:signalEventDefinition signalRef="S"/>');
 
 export interface MessageRun {
@@ -83,7 +84,7 @@ export async function runMessageScenario(options: MessageOptions): Promise<Messa
         const at = now();
         started.push((await engine.startInstance(ACCOUNT, PROCESS_ID, { id })).processInstanceKey);
         const publishAt = now();
-        if (event === 'signal') await engine.broadcastSignal(ACCOUNT, { name: `go-${id}`, variables: { done: true } }, 0);
+        if (event === 'signal') await engine.broadcastSignal(ACCOUNT, { name: id, variables: { done: true } }, 0);
         else {
           const outcome = await engine.publishMessage(ACCOUNT, { name: 'go', correlationKey: id, variables: { done: true }, timeToLive: 0 }, 0);
           if (!outcome.published) throw new BenchmarkCheckFailed(`publish of ${id} was refused: ${outcome.reason}`);
