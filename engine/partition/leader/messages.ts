@@ -8,7 +8,9 @@
 // deliverMessage brings the same message to every other partition. Each
 // correlates to its own waiting instances and buffers its own copy, so a
 // subscription opened later on any partition finds the message where it
-// is. Everything it changes goes into the batch like any other write.
+// is. It also indexes signal subscriptions and deletes the outbox rows of
+// thrown signals (signals.ts) once they are delivered. Everything it
+// changes goes into the batch like any other write.
 import { LIMITS } from '../../limits.ts';
 import { apply } from '../../runtime/apply.ts';
 import { MessageBuffer, SubscriptionIndex, type BufferedMessage } from '../../runtime/message-buffer.ts';
@@ -34,6 +36,8 @@ type MessageCommand = Extract<EngineCommand, { kind: 'publishMessage' | 'deliver
 export class MessageState {
   readonly buffer = new MessageBuffer();
   readonly index = new SubscriptionIndex();
+  /** Thrown signals' outbox rows (signals.ts) whose delivery every partition confirmed, deleted with the next batch. */
+  private readonly released: string[] = [];
 
   constructor(
     /** Work for instances later in the same batch (internal-work.ts). */
@@ -65,9 +69,6 @@ export class MessageState {
   closed(account: string, s: MessageSubscription): void {
     this.index.close(account, s);
   }
-
-  /** Thrown signals' outbox rows (signals.ts) whose delivery every partition confirmed, deleted with the next batch. */
-  private readonly released: string[] = [];
 
   /** Messages whose time to live ran out leave memory and, with this batch, Postgres; so do released outbox rows. */
   expire(work: BatchWork): void {
