@@ -64,6 +64,9 @@ interface ScheduledTimer {
   start?: { bpmnProcessId: string; elementId: string; schedule: TimerSchedule; fired: number };
 }
 
+/** Signals thrown in answer to one call, at most (a model that throws in a loop stops there). */
+const MAX_THROWN_SIGNALS = 10_000;
+
 export class InMemoryEngine {
   private readonly models = new Map<string, { model: ProcessModel; version: number }>();
   private readonly decisions = new Map<string, CompiledDmn>();
@@ -330,9 +333,17 @@ export class InMemoryEngine {
   }
 
   private drainOutbox(): void {
-    for (;;) {
+    for (let signals = 0; ;) {
       // A thrown signal goes out once everything before it is settled; it reaches waiting instances but starts none, as in the durable engine.
       if (this.outbox.length === 0 && this.thrown.length > 0) {
+        // A model whose signal leads back to its own throw would never let the caller return.
+        if (++signals > MAX_THROWN_SIGNALS) {
+          this.thrown.length = 0;
+          throw new CommandRejected(
+            'INVALID_STATE',
+            `More than ${MAX_THROWN_SIGNALS} signals were thrown in answer to one command: the model throws signals in a loop.`,
+          );
+        }
         const signal = this.thrown.shift()!;
         this.deliverSignal(this.nextKey(), signal.name, signal.variables);
       }

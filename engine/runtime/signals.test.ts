@@ -193,6 +193,22 @@ describe('signals (extension): throwing', () => {
   });
 });
 
+describe('signals (extension): a model that throws in a loop', () => {
+  it('stops the in-memory engine with a rejection instead of never returning', () => {
+    const body =
+      start() +
+      '<bpmn:exclusiveGateway id="merge"/>' +
+      `<bpmn:intermediateThrowEvent id="throw">${signalDef()}</bpmn:intermediateThrowEvent>` +
+      catchEvent('w') +
+      flow('f1', 'start', 'merge') +
+      flow('f2', 'merge', 'throw') +
+      flow('f3', 'throw', 'w') +
+      flow('f4', 'w', 'merge');
+    const engine = engineWith(model(proc('p', body)), { keepHistory: false });
+    expect(() => engine.start('p')).toThrow(/signals in a loop/);
+  });
+});
+
 describe('signals (extension): models', () => {
   it('deploy with a warning on each catch that only a broadcast fires, none on throws', () => {
     const thrower = proc('thrower', start() + `<bpmn:endEvent id="end">${signalDef()}</bpmn:endEvent>` + flow('f1', 'start', 'end'));
