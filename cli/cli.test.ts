@@ -337,3 +337,45 @@ describe('orca simulate --message (extension)', () => {
     expect(bad.stderr).toContain('--message placed must be a JSON object');
   });
 });
+
+describe('orca simulate --signal (extension)', () => {
+  const recallable = (startEvent: string) =>
+    definitions(
+      '<bpmn:signal id="Recall" name="recall"/><bpmn:signal id="Open" name="open"/>' +
+        '<bpmn:process id="recallable" isExecutable="true">' +
+        startEvent +
+        service('work', 'work') +
+        '<bpmn:boundaryEvent id="onRecall" attachedToRef="work"><bpmn:signalEventDefinition signalRef="Recall"/></bpmn:boundaryEvent>' +
+        end() +
+        end('recalled') +
+        flow('f1', 'start', 'work') +
+        flow('f2', 'work', 'end') +
+        flow('f3', 'onRecall', 'recalled') +
+        '</bpmn:process>',
+    );
+
+  it('broadcasts the signal the boundary waits for before the job is completed; without it the job path runs', async () => {
+    await writeFile(join(dir, 'recallable.bpmn'), recallable(start()));
+    const r = await orca(['simulate', join(dir, 'recallable.bpmn'), '--signal', 'recall={"reason":"audit"}']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout)).toMatchObject({
+      state: 'COMPLETED',
+      visited: ['start', 'work', 'onRecall', 'recalled'],
+      signals: ['recall'],
+      jobs: [],
+      variables: { reason: 'audit' },
+    });
+    const plain = await orca(['simulate', join(dir, 'recallable.bpmn')]);
+    expect(JSON.parse(plain.stdout)).toMatchObject({ state: 'COMPLETED', visited: ['start', 'work', 'end'], signals: [] });
+  });
+
+  it('starts a process that has only a signal start by broadcasting its signal; a bad --signal is exit 1', async () => {
+    await writeFile(join(dir, 'opened.bpmn'), recallable('<bpmn:startEvent id="start"><bpmn:signalEventDefinition signalRef="Open"/></bpmn:startEvent>'));
+    const r = await orca(['simulate', join(dir, 'opened.bpmn'), '--signal', 'open={"shop":"north"}']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout)).toMatchObject({ state: 'COMPLETED', signals: ['open'], variables: { shop: 'north' } });
+    const bad = await orca(['simulate', join(dir, 'opened.bpmn'), '--signal', '=x']);
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toContain("--signal '=x' must look like NAME or NAME=JSON");
+  });
+});

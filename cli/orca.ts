@@ -9,6 +9,7 @@ const USAGE = `Usage:
 Models, locally:
   orca validate FILE... [--inline-scripts]   check BPMN, DMN and CMMN models; lists every problem, exit 1 if any
   orca simulate FILE [--process ID] [--vars JSON] [--job TYPE=JSON]... [--error TYPE=CODE]... [--inline-scripts]
+                [--message NAME[=JSON]]... [--signal NAME[=JSON]]...
                                              run one instance in-process, completing each job it meets
   orca simulate CASE.cmmn [PROCESS.bpmn...] [--vars JSON] [--job TYPE=JSON]... [--occur ID]... [--start ID]...
                                              run one case in-process: trigger the listeners named by --occur, start

@@ -12,8 +12,12 @@
 // instance opens a subscription for it, with the correlation key that
 // subscription expects — before completing any job, so message boundary
 // events and event subprocesses get their turn; a process with only a
-// message start is started by publishing its message. It prints what
-// happened as JSON.
+// message start is started by publishing its message. `--signal
+// NAME[=JSON]` (extension) does the same for signals: it broadcasts NAME
+// whenever the instance waits for it (a catch, a boundary, an event
+// subprocess start, an event-based gateway branch), once per wait, and
+// starts a process with only a signal start by broadcasting it. It prints
+// what happened as JSON.
 // Exit 0 when the instance completed, 2 when it ended in an incident or
 // stopped waiting on something nothing will finish, 1 for bad input.
 import { parseArgs } from 'node:util';
@@ -21,7 +25,7 @@ import { compileDmn } from '../engine/dmn/index.ts';
 import { compileBpmn, withInlineScripts } from '../engine/model/index.ts';
 import type { ProcessModel } from '../engine/model/types.ts';
 import { InMemoryEngine } from '../engine/runtime/in-memory-engine.ts';
-import { messageStartsOf } from '../engine/runtime/message-starts.ts';
+import { messageStartsOf, signalStartsOf } from '../engine/runtime/message-starts.ts';
 import type { ProcessInstance, Variables } from '../engine/runtime/types.ts';
 import { isCmmn, isDmn } from './model-kind.ts';
 import { simulateCase, type CaseSimulationReport } from './simulate-case.ts';
@@ -52,6 +56,8 @@ export interface SimulationReport {
   jobs: { type: string; elementId: string; errorCode?: string }[];
   /** Messages published by --message (extension), in order, with the correlation key each was published with. */
   messages: { name: string; correlationKey: string }[];
+  /** Signals broadcast by --signal (extension), in order. */
+  signals: string[];
   timersFired: number;
   waitingOn?: string[];
 }
@@ -66,6 +72,7 @@ export async function runSimulate(argv: string[]): Promise<number> {
         vars: { type: 'string' },
         job: { type: 'string', multiple: true },
         message: { type: 'string', multiple: true },
+        signal: { type: 'string', multiple: true },
         error: { type: 'string', multiple: true },
         process: { type: 'string' },
         occur: { type: 'string', multiple: true },
@@ -94,20 +101,16 @@ export async function runSimulate(argv: string[]): Promise<number> {
       if (jobVariables.has(type)) throw new Error(`--error ${type}: the job type is also given to --job; a job either completes or throws`);
       jobErrors.set(type, spec.slice(eq + 1));
     }
-    const messages = new Map<string, Variables>();
-    for (const spec of values.message ?? []) {
-      const eq = spec.indexOf('=');
-      if (eq === 0 || spec === '') throw new Error(`--message '${spec}' must look like NAME or NAME=JSON`);
-      if (eq < 0) messages.set(spec, {});
-      else messages.set(spec.slice(0, eq), parseObject(spec.slice(eq + 1), `--message ${spec.slice(0, eq)}`));
-    }
+    const messages = namedVariables('--message', values.message);
+    const signals = namedVariables('--signal', values.signal);
     const vars = values.vars === undefined ? {} : parseObject(values.vars, '--vars');
     if (isCmmn(files[0])) {
       if (values.process !== undefined) throw new Error('--process applies to BPMN models; the first file is a CMMN case');
       report = simulateCase(files, { variables: vars, jobVariables, occur: values.occur, start: values.start });
     } else {
       if (values.occur !== undefined || values.start !== undefined) throw new Error('--occur and --start apply to CMMN cases; the first file is not one');
-      report = simulate(files, { processId: values.process, variables: vars, jobVariables, messages, jobErrors, inlineScripts: values['inline-scripts'] });
+      const inlineScripts = values['inline-scripts'];
+      report = simulate(files, { processId: values.process, variables: vars, jobVariables, messages, signals, jobErrors, inlineScripts });
     }
   } catch (err) {
     process.stderr.write(`orca simulate: ${(err as Error).message}\n`);
@@ -115,6 +118,18 @@ export async function runSimulate(argv: string[]): Promise<number> {
   }
   process.stdout.write(JSON.stringify(report, null, 2) + '\n');
   return report.state === 'COMPLETED' ? 0 : 2;
+}
+
+/** `--message` and `--signal` values, NAME or NAME=JSON, by name. */
+function namedVariables(flag: string, specs: string[] | undefined): Map<string, Variables> {
+  const out = new Map<string, Variables>();
+  for (const spec of specs ?? []) {
+    const eq = spec.indexOf('=');
+    if (eq === 0 || spec === '') throw new Error(`${flag} '${spec}' must look like NAME or NAME=JSON`);
+    if (eq < 0) out.set(spec, {});
+    else out.set(spec.slice(0, eq), parseObject(spec.slice(eq + 1), `${flag} ${spec.slice(0, eq)}`));
+  }
+  return out;
 }
 
 function problemsText(problems: { elementId?: string; message: string }[]): string {
@@ -129,6 +144,7 @@ export function simulate(
     variables?: Variables;
     jobVariables?: Map<string, Variables>;
     messages?: Map<string, Variables>;
+    signals?: Map<string, Variables>;
     jobErrors?: Map<string, string>;
     inlineScripts?: boolean;
   },
@@ -159,10 +175,12 @@ export function simulate(
       : processes.find((p) => p.id === options.processId);
   if (process === undefined) throw new Error(`no executable process '${options.processId}'; the model has: ${processes.map((p) => p.id).join(', ')}`);
   const messages = options.messages ?? new Map<string, Variables>();
+  const signals = options.signals ?? new Map<string, Variables>();
   const published: SimulationReport['messages'] = [];
-  const key = startInstance(engine, process, options.variables ?? {}, messages, published);
+  const broadcast: string[] = [];
+  const key = startInstance(engine, process, options.variables ?? {}, { messages, signals, published, broadcast });
   const jobs: SimulationReport['jobs'] = [];
-  /** Subscriptions a message was published for already: each gets one. */
+  /** Subscriptions a message was published or a signal broadcast for already: each gets one. */
   const answered = new Set<string>();
   let timersFired = 0;
   for (let step = 0; ; step++) {
@@ -171,7 +189,13 @@ export function simulate(
     if (instance.state === 'COMPLETED' || instance.state === 'TERMINATED') break;
     const subscription = family(engine, key)
       .flatMap((i) => Object.values(i.subscriptions ?? {}))
-      .find((s) => messages.has(s.name) && !answered.has(s.key));
+      .find((s) => (s.signal === true ? signals : messages).has(s.name) && !answered.has(s.key));
+    if (subscription?.signal === true) {
+      answered.add(subscription.key);
+      broadcast.push(subscription.name);
+      engine.broadcastSignal(subscription.name, signals.get(subscription.name));
+      continue;
+    }
     if (subscription !== undefined) {
       answered.add(subscription.key);
       published.push({ name: subscription.name, correlationKey: subscription.correlationKey });
@@ -216,21 +240,34 @@ export function simulate(
     ),
     jobs,
     messages: published,
+    signals: broadcast,
     timersFired,
     ...(waiting.length > 0 ? { waitingOn: waiting.map((e) => e.elementId) } : {}),
   };
 }
 
-/** Starts the instance: by its none start event, else by publishing the message of a message start event --message names. */
+/**
+ * Starts the instance: by its none start event, else by publishing the
+ * message of a message start event --message names, else by broadcasting
+ * the signal of a signal start event --signal names.
+ */
 function startInstance(
   engine: InMemoryEngine,
   process: ProcessModel,
   variables: Variables,
-  messages: Map<string, Variables>,
-  published: SimulationReport['messages'],
+  by: { messages: Map<string, Variables>; signals: Map<string, Variables>; published: SimulationReport['messages']; broadcast: string[] },
 ): string {
+  const { messages, signals, published } = by;
   if (process.noneStartEvent !== undefined) return engine.start(process.id, variables);
   const start = messageStartsOf(process).find((s) => messages.has(s.name));
+  const signal = start === undefined ? signalStartsOf(process).find((s) => signals.has(s.name)) : undefined;
+  if (signal !== undefined) {
+    by.broadcast.push(signal.name);
+    const started = engine.broadcastSignal(signal.name, { ...variables, ...signals.get(signal.name) }).startedInstances;
+    const key = started.find((k) => engine.instance(k)?.bpmnProcessId === process.id);
+    if (key === undefined) throw new Error(`broadcasting '${signal.name}' started no instance of '${process.id}'`);
+    return key;
+  }
   if (start === undefined) return engine.start(process.id, variables);
   published.push({ name: start.name, correlationKey: '' });
   const { startedInstances } = engine.publishMessage({ name: start.name, variables: { ...variables, ...messages.get(start.name) } });

@@ -29,6 +29,8 @@ import type {
   ThrowJobErrorRequest,
   PublishMessageRequest,
   PublishedMessage,
+  BroadcastSignalRequest,
+  BroadcastSignalResult,
   Incident,
   IncidentPage,
   IncidentQuery,
@@ -371,6 +373,12 @@ export class OrcaClient {
    */
   publishMessage(message: PublishMessageRequest, options: { signal?: AbortSignal } = {}): Promise<PublishedMessage> {
     return this.#call('POST', '/api/v1/messages', { json: message, signal: options.signal });
+  }
+
+  /** Extension (docs/signals.md): broadcasts a signal to every waiting signal event of the account; signal start events start instances (1 credit each). */
+  broadcastSignal(name: string, variables?: Variables, options: CallOptions = {}): Promise<BroadcastSignalResult> {
+    const json: BroadcastSignalRequest = variables === undefined ? { name } : { name, variables };
+    return this.#call('POST', '/api/v1/signals', { json, idempotencyKey: keyOf(options), signal: options.signal });
   }
 
   // ---- human tasks

@@ -42,6 +42,8 @@ export type CompleteTaskRequest = JsonBody<'postTasksByIdComplete'>;
 /** Extension: a message to publish (docs/messages.md), and what publishing it answers. */
 export type PublishMessageRequest = JsonBody<'postMessages'>;
 export type PublishedMessage = Ok<'postMessages', 201>;
+export type BroadcastSignalRequest = JsonBody<'postSignals'>;
+export type BroadcastSignalResult = Ok<'postSignals', 201>;
 
 export type TaskPage = Ok<'getTasks', 200>;
 export type Task = Ok<'getTasksById', 200>;

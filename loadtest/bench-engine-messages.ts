@@ -6,6 +6,11 @@
 // resolves once every partition committed it, so the instance has completed
 // by then. Reports instances per second and the publish latency; then
 // checks against Postgres that every instance is COMPLETED and none waits.
+// With `event: 'signal'` (--signals) the same lanes wait on a signal catch
+// event named by the instance's id (the FEEL name `=id`, the message
+// scenario's correlation key, so both evaluate the same) and broadcast
+// that signal instead (extension, docs/signals.md): start → wait on a
+// signal → broadcast → end.
 import { createEngine, engineConfig } from '../engine/partition/index.ts';
 import { BenchmarkCheckFailed } from './bench-core-run.ts';
 import { summarise, type LatencySummary } from './bench-engine-run.ts';
@@ -21,14 +26,19 @@ const MODEL =
   '<bpmn:startEvent id="s"/><bpmn:intermediateCatchEvent id="wait"><bpmn:messageEventDefinition messageRef="M"/></bpmn:intermediateCatchEvent><bpmn:endEvent id="e"/>' +
   '<bpmn:sequenceFlow id="f1" sourceRef="s" targetRef="wait"/><bpmn:sequenceFlow id="f2" sourceRef="wait" targetRef="e"/>' +
   '</bpmn:process></bpmn:definitions>';
+const SIGNAL_MODEL = MODEL.replace(
+  '<bpmn:message id="M" name="go"><bpmn:extensionElements><zeebe:subscription correlationKey="=id"/></bpmn:extensionElements></bpmn:message>',
+  '<bpmn:signal id="S" name="=id"/>',
+).replace('<bpmn:messageEventDefinition messageRef="M"/>', '<bpmn:signalEventDefinition signalRef="S"/>');
 
 export interface MessageRun {
+  event: 'message' | 'signal';
   partitions: number;
   concurrency: number;
   completedInWindow: number;
   windowSeconds: number;
   perSecond: number;
-  /** Start called → publish resolved (the instance completed). */
+  /** Start called → publish (broadcast) resolved (the instance completed). */
   latency: LatencySummary;
   publishCall: LatencySummary;
   verifiedCompleted: number;
@@ -42,6 +52,8 @@ export interface MessageOptions {
   partitions: number;
   concurrency: number;
   signal?: AbortSignal;
+  /** What the instances wait on: a message (the default) or a signal. */
+  event?: 'message' | 'signal';
 }
 
 export async function runMessageScenario(options: MessageOptions): Promise<MessageRun> {
@@ -54,8 +66,9 @@ export async function runMessageScenario(options: MessageOptions): Promise<Messa
       partitions: options.partitions,
     }),
   );
+  const event = options.event ?? 'message';
   try {
-    await engine.deploy(ACCOUNT, MODEL, 'message-wait.bpmn');
+    await engine.deploy(ACCOUNT, event === 'message' ? MODEL : SIGNAL_MODEL, 'message-wait.bpmn');
     const now = () => performance.now();
     const windowStart = now() + options.warmupSeconds * 1000;
     const windowEnd = windowStart + options.seconds * 1000;
@@ -71,8 +84,11 @@ export async function runMessageScenario(options: MessageOptions): Promise<Messa
         const at = now();
         started.push((await engine.startInstance(ACCOUNT, PROCESS_ID, { id })).processInstanceKey);
         const publishAt = now();
-        const outcome = await engine.publishMessage(ACCOUNT, { name: 'go', correlationKey: id, variables: { done: true }, timeToLive: 0 }, 0);
-        if (!outcome.published) throw new BenchmarkCheckFailed(`publish of ${id} was refused: ${outcome.reason}`);
+        if (event === 'signal') await engine.broadcastSignal(ACCOUNT, { name: id, variables: { done: true } }, 0);
+        else {
+          const outcome = await engine.publishMessage(ACCOUNT, { name: 'go', correlationKey: id, variables: { done: true }, timeToLive: 0 }, 0);
+          if (!outcome.published) throw new BenchmarkCheckFailed(`publish of ${id} was refused: ${outcome.reason}`);
+        }
         const end = now();
         if (at >= windowStart && end <= windowEnd) {
           completedInWindow++;
@@ -84,6 +100,7 @@ export async function runMessageScenario(options: MessageOptions): Promise<Messa
     await Promise.all(Array.from({ length: options.concurrency }, lane));
     const verifiedCompleted = await verify(engine, started);
     return {
+      event,
       partitions: options.partitions,
       concurrency: options.concurrency,
       completedInWindow,
@@ -118,14 +135,17 @@ const ms = (value: number) => `${value.toFixed(1)} ms`;
 
 export function formatMessageReport(run: MessageRun): string {
   const l = run.latency;
+  const signal = run.event === 'signal';
+  const scenario = signal ? 'start → wait on a signal → broadcast → end' : 'start → wait on a message → publish → end';
+  const call = signal ? 'broadcastSignal (home partition, then every other partition)' : 'publishMessage (message partition, then every other partition)';
   return [
     '| scenario | rate | p50 | p99 |',
     '|---|---:|---:|---:|',
-    `| start → wait on a message → publish → end (${run.partitions} partitions, ${run.concurrency} in flight) | ${Math.round(run.perSecond)} PI/s | ${ms(l.p50)} | ${ms(l.p99)} |`,
+    `| ${scenario} (${run.partitions} partitions, ${run.concurrency} in flight) | ${Math.round(run.perSecond)} PI/s | ${ms(l.p50)} | ${ms(l.p99)} |`,
     '',
     `${run.completedInWindow} instances completed in the ${run.windowSeconds.toFixed(1)} s window; ${run.verifiedCompleted} COMPLETED in Postgres, none left waiting.`,
-    `publishMessage (message partition, then every other partition): p50 ${ms(run.publishCall.p50)}, p99 ${ms(run.publishCall.p99)}.`,
+    `${call}: p50 ${ms(run.publishCall.p50)}, p99 ${ms(run.publishCall.p99)}.`,
     '',
-    JSON.stringify({ message_pi_per_s: Math.round(run.perSecond), p99_ms: Math.round(l.p99) }),
+    JSON.stringify({ [signal ? 'signal_pi_per_s' : 'message_pi_per_s']: Math.round(run.perSecond), p99_ms: Math.round(l.p99) }),
   ].join('\n');
 }

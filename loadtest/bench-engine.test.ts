@@ -54,6 +54,16 @@ describe.skipIf(!realServices)('bench:engine harness on real Postgres and Redis 
     expect(JSON.parse(formatMessageReport(run).split('\n').at(-1)!)).toEqual({ message_pi_per_s: expect.any(Number), p99_ms: expect.any(Number) });
   });
 
+  it('--signals: every instance waits on its signal, the broadcast completes it, all COMPLETED in Postgres', { timeout: 60_000 }, async () => {
+    const scratch = newScratch();
+    scratches.push(scratch);
+    const run = await runMessages({ ...brief, signals: true }, undefined, servicesFromEnv(), scratch);
+    expect(run.event).toBe('signal');
+    expect(run.completedInWindow).toBeGreaterThan(0);
+    expect(run.verifiedCompleted).toBeGreaterThanOrEqual(run.completedInWindow);
+    expect(JSON.parse(formatMessageReport(run).split('\n').at(-1)!)).toEqual({ signal_pi_per_s: expect.any(Number), p99_ms: expect.any(Number) });
+  });
+
   it('completes every instance it starts, verifies them in Postgres, and ends with the JSON line', { timeout: 60_000 }, async () => {
     const scratch = newScratch();
     scratches.push(scratch);
@@ -112,6 +122,8 @@ describe('bench:engine pure parts', () => {
     expect(() => parseArgs(['--fast'])).toThrow(/Unknown or malformed/);
     expect(parseArgs(['--messages', '--concurrency=16'])).toMatchObject({ messages: true, settings: { concurrency: 16 } });
     expect(parseArgs([])).not.toHaveProperty('messages');
+    expect(parseArgs(['--signals'])).toMatchObject({ signals: true });
+    expect(() => parseArgs(['--signals', '--messages'])).toThrow(/pick one/);
   });
 
   it('sums self time per function and per file from the sample deltas', () => {

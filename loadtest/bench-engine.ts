@@ -12,8 +12,9 @@
 // Speed is reported, never asserted; a failed correctness check exits 1.
 // --messages runs the message-correlation scenario instead (start → wait on
 // a message → publish → end, bench-engine-messages.ts), with its own table
-// and last line {"message_pi_per_s","p99_ms"}; --concurrency and
-// --partitions apply to it too.
+// and last line {"message_pi_per_s","p99_ms"}; --signals the same with a
+// signal broadcast instead of a publish (last line {"signal_pi_per_s",
+// "p99_ms"}); --concurrency and --partitions apply to both.
 import { pathToFileURL } from 'node:url';
 import { runBullmq } from './bench-engine-bullmq.ts';
 import { formatMessageReport, runMessageScenario } from './bench-engine-messages.ts';
@@ -37,6 +38,8 @@ export interface EngineBenchOptions {
   settings: OrcaSettings;
   /** The message-correlation scenario instead of the Orca/BullMQ comparison. */
   messages?: boolean;
+  /** The signal-broadcast scenario instead (extension). */
+  signals?: boolean;
 }
 
 export interface EngineBenchResult {
@@ -53,18 +56,20 @@ export interface EngineResultLine {
   p99_ms: number;
 }
 
-const USAGE = 'Usage: bench-engine [--seconds=N] [--warmup=N] [--partitions=N] [--concurrency=N] [--workers=N] [--messages]';
+const USAGE = 'Usage: bench-engine [--seconds=N] [--warmup=N] [--partitions=N] [--concurrency=N] [--workers=N] [--messages | --signals]';
 
 export function parseArgs(argv: string[]): EngineBenchOptions {
   let seconds = 10;
   let warmupSeconds: number | undefined;
   const settings: OrcaSettings = { ...DEFAULT_ORCA_SETTINGS };
   let messages = false;
+  let signals = false;
   const whole = (value: number) => Number.isInteger(value) && value >= 1;
   for (const arg of argv) {
     const [flag, text] = arg.split('=', 2);
     const value = text === undefined || text === '' ? Number.NaN : Number(text);
     if (arg === '--messages') messages = true;
+    else if (arg === '--signals') signals = true;
     else if (flag === '--seconds' && value > 0) seconds = value;
     else if (flag === '--warmup' && value >= 0) warmupSeconds = value;
     else if (flag === '--partitions' && whole(value) && value <= 256) settings.partitions = value;
@@ -72,7 +77,8 @@ export function parseArgs(argv: string[]): EngineBenchOptions {
     else if (flag === '--workers' && whole(value)) settings.workers = value;
     else throw new Error(`Unknown or malformed argument '${arg}'. ${USAGE}`);
   }
-  return { seconds, warmupSeconds: warmupSeconds ?? Math.min(2, seconds / 4), settings, ...(messages ? { messages } : {}) };
+  if (messages && signals) throw new Error(`--messages and --signals are two scenarios; pick one. ${USAGE}`);
+  return { seconds, warmupSeconds: warmupSeconds ?? Math.min(2, seconds / 4), settings, ...(messages ? { messages } : {}), ...(signals ? { signals } : {}) };
 }
 
 export interface RunContext {
@@ -114,6 +120,7 @@ export async function runMessages(options: EngineBenchOptions, signal?: AbortSig
       partitions: options.settings.partitions,
       concurrency: options.settings.concurrency,
       signal,
+      event: options.signals ? 'signal' : 'message',
     });
   } finally {
     await removeScratch(services, scratch).catch((err: unknown) => console.error(`bench:engine: ${messageOf(err)}`));
@@ -160,7 +167,7 @@ async function main(): Promise<void> {
   const controller = new AbortController();
   // Ctrl-C ends the run through its normal cleanup (schema dropped, keys deleted).
   process.once('SIGINT', () => controller.abort());
-  if (options.messages) {
+  if (options.messages || options.signals) {
     console.log(formatMessageReport(await runMessages(options, controller.signal)));
     return;
   }

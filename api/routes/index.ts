@@ -22,6 +22,7 @@ import { register as platform } from './platform.ts';
 import { register as processDefinitions } from './process-definitions.ts';
 import { register as processInstances } from './process-instances.ts';
 import { register as root } from './root.ts';
+import { register as signals } from './signals.ts';
 import { register as tasks } from './tasks.ts';
 import { register as ui } from './ui.ts';
 import { register as webhooks } from './webhooks.ts';
@@ -43,6 +44,7 @@ export const routeFamilies: RegisterRoutes[] = [
   processInstances,
   jobs,
   messages,
+  signals,
   incidents,
   tasks,
   completedTasks,

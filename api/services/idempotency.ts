@@ -32,13 +32,15 @@ export interface Idempotency {
 /**
  * Key scopes: a start's key is the account's for starts, a job command's the
  * job's (complete and fail, and a task's completion, which completes its
- * job), a deploy's the account's for deploys. The same key in another scope
+ * job), a deploy's the account's for deploys, a signal broadcast's the
+ * account's for broadcasts. The same key in another scope
  * is another request; in the same scope with another fingerprint, a 409.
  */
 export const scopedKey = {
   start: (key: string) => `start:${key}`,
   job: (jobKey: string, key: string) => `job:${jobKey}:${key}`,
   deploy: (key: string) => `deploy:${key}`,
+  signal: (key: string) => `signal:${key}`,
 };
 
 /** The header's value, undefined when absent; a 400 naming the header when it is malformed. */

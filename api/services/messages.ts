@@ -46,7 +46,7 @@ export type PublishMessageBody = z.infer<typeof publishMessageBody>;
 
 export async function publishMessage(ctx: ApiContext, account: string, body: PublishMessageBody): Promise<z.infer<typeof publishedMessageSchema>> {
   const correlationKey = body.correlationKey === undefined ? '' : String(body.correlationKey);
-  const starts = await ctx.engine.messageStarts(account, body.name);
+  const starts = await ctx.engine.eventStarts(account, 'message', body.name);
   // One charge per start, so the starts that did not happen are refunded one by one.
   const undos: (() => Promise<void>)[] = [];
   try {

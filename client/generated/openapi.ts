@@ -827,6 +827,23 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/v1/signals': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Extension: broadcast a signal. It reaches every waiting signal subscription of the account whose signal name matches — signal catch events, signal boundary events, event subprocesses with a signal start, event-based gateway branches — on every partition, and starts an instance of the latest version of each process with a signal start event of that name (1 credit each). A signal is not buffered and has no correlation key. 201 with the signal key. */
+    post: operations['postSignals'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/v1/tasks': {
     parameters: {
       query?: never;
@@ -4539,7 +4556,7 @@ export interface operations {
             id: string;
             /** @description Extension: elements that deploy but run differently from Camunda 8, each with what happens instead. Absent when there are none. */
             warnings?: {
-              /** @description SCRIPT_TASK_IS_JOB, ERROR_CATCH_NEEDS_EXTENSION, ASSIGNMENT_IGNORED, FORM_IGNORED, TASK_SCHEDULE_IGNORED, MESSAGE_WAIT_IS_JOB, MESSAGE_EVENT_NEEDS_EXTENSION, PROCESS_NOT_EXECUTABLE. */
+              /** @description SCRIPT_TASK_IS_JOB, ERROR_CATCH_NEEDS_EXTENSION, ASSIGNMENT_IGNORED, FORM_IGNORED, TASK_SCHEDULE_IGNORED, MESSAGE_WAIT_IS_JOB, MESSAGE_EVENT_NEEDS_EXTENSION, SIGNAL_EVENT_NEEDS_EXTENSION, PROCESS_NOT_EXECUTABLE. */
               code: string;
               /** @description The element (or process) concerned; null for the model as a whole. */
               elementId: string | null;
@@ -5510,6 +5527,114 @@ export interface operations {
       };
       /** @description Rate limited; retry after `Retry-After` seconds. */
       429: {
+        headers: {
+          /** @description Seconds to wait before retrying. */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  postSignals: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Extension: a key of your choosing (e.g. a UUID) that makes a retry safe. The same key with the same request answers the first result, status and body, for at least the command retention (24 hours by default) and changes nothing again (nor charges again); the same key with a different request is a 409 `IDEMPOTENCY_KEY_REUSED`. Keys belong to the account: starts share one space, deploys another, each job (or task) has its own; a mailbox message's key belongs to the sending agent and lasts as long as the message. 1 to 255 printable ASCII characters (400 otherwise). */
+        'Idempotency-Key'?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /** @description The signal name, as the model names it (bpmn:signal name). */
+          name: string;
+          /** @description Set where the signal is caught: in the waiting catch event (through its output mappings), the flow scope of a boundary or event subprocess, or each new instance. */
+          variables?: {
+            [key: string]: unknown;
+          };
+        };
+      };
+    };
+    responses: {
+      /** @description Broadcast. */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description The key of the broadcast signal (Zeebe answers a broadcast with it). */
+            signalKey: string;
+            /** @description Instances started by signal start events (1 credit each). */
+            startedInstances: number;
+          };
+        };
+      };
+      /** @description Invalid input; `errors` lists each failing field. Every string refuses NUL and lone UTF-16 surrogates; variables nest at most 64 levels; ids are at most 255 characters (the limits: docs/api.md). */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Missing, unknown, retired or expired credential; `WWW-Authenticate` names the ways to send one. */
+      401: {
+        headers: {
+          /** @description The ways to authenticate (RFC 9110 §11.6.1), e.g. `Bearer realm="orca", ApiKey realm="orca", header="X-API-Key"`. */
+          'WWW-Authenticate'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Out of credits; nothing was done. */
+      402: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Wrong state for this action. Extension: or `IDEMPOTENCY_KEY_REUSED`, the Idempotency-Key was used before for a different request (nothing was done). */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Request body too large. */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Rate limited; retry after `Retry-After` seconds. */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying. */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Temporarily unavailable (backpressure or a dependency down); retry after `Retry-After` seconds. */
+      503: {
         headers: {
           /** @description Seconds to wait before retrying. */
           'Retry-After'?: number;

@@ -2,8 +2,8 @@
 // executable process that Orca runs differently from Zeebe, with a code and
 // a sentence saying what happens instead. The model still deploys; these
 // are what an author should know before the first instance surprises them
-// (SPEC.md makes script tasks and message waits jobs, has no forms or
-// assignment rules, and lets no documented call trigger an error catch).
+// (SPEC.md makes script tasks and message waits jobs, has no forms,
+// assignment rules or signals, and lets no documented call trigger an error catch).
 import { ZEEBE_NS } from './xml.ts';
 import { zeebeElements } from './read-zeebe.ts';
 import type { NodeInfo, ProcessRead } from './read-process.ts';
@@ -16,7 +16,8 @@ export type CamundaDifference =
   | 'FORM_IGNORED'
   | 'TASK_SCHEDULE_IGNORED'
   | 'MESSAGE_WAIT_IS_JOB'
-  | 'MESSAGE_EVENT_NEEDS_EXTENSION';
+  | 'MESSAGE_EVENT_NEEDS_EXTENSION'
+  | 'SIGNAL_EVENT_NEEDS_EXTENSION';
 
 /** The differences in one executable process, in document order. */
 export function camundaDifferences(p: ProcessRead): ModelWarning[] {
@@ -48,6 +49,14 @@ export function camundaDifferences(p: ProcessRead): ModelWarning[] {
           'no messages, so without it the event never fires.',
       );
     }
+    if (node.eventDefinition?.kind === 'signal' && kind !== 'intermediateThrowEvent' && kind !== 'endEvent') {
+      add(
+        id,
+        'SIGNAL_EVENT_NEEDS_EXTENSION',
+        `${signalSubject(kind, info.scope, id)} is triggered only by a signal broadcast through the extension POST /api/v1/signals or by a ` +
+          "signal throw or end event of a running instance; Orca's documented API broadcasts no signals, so without them the event never fires.",
+      );
+    }
     if (node.eventDefinition?.kind === 'error' && (kind === 'boundaryEvent' || kind === 'startEvent') && !errorCanReach(p, info)) {
       const what = kind === 'boundaryEvent' ? `Error boundary event '${id}'` : `Error start event '${id}' of an event subprocess`;
       add(
@@ -59,6 +68,12 @@ export function camundaDifferences(p: ProcessRead): ModelWarning[] {
     }
   }
   return warnings;
+}
+
+function signalSubject(kind: string, scope: string, id: string): string {
+  if (kind === 'boundaryEvent') return `Signal boundary event '${id}'`;
+  if (kind === 'intermediateCatchEvent') return `Signal catch event '${id}'`;
+  return scope === 'eventSubProcess' ? `Signal start event '${id}' of an event subprocess` : `Signal start event '${id}'`;
 }
 
 type Add = (elementId: string, code: CamundaDifference, message: string) => void;

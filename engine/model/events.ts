@@ -160,10 +160,13 @@ function readOne(
       break;
     }
     case 'signal': {
-      if (a.signalRef === undefined) break;
-      const signal = catalog.signals.get(a.signalRef);
-      if (!signal) findings.problem(owner.id, `${owner.subject} refers to signal '${a.signalRef}', which is not defined in this file.`);
-      else if (signal.name !== undefined) definition.signalName = signal.name;
+      // Zeebe refuses a signal event without a signal name; one here would wait for, or throw, nothing.
+      const signal = a.signalRef === undefined ? undefined : catalog.signals.get(a.signalRef);
+      if (a.signalRef !== undefined && !signal)
+        findings.problem(owner.id, `${owner.subject} refers to signal '${a.signalRef}', which is not defined in this file.`);
+      else if (signal?.name === undefined || signal.name.trim() === '')
+        findings.problem(owner.id, `${owner.subject} names no signal: it needs a signalRef to a bpmn:signal with a name.`);
+      else definition.signalName = signal.name;
       break;
     }
     case 'link':

@@ -309,42 +309,6 @@ describe('not supported yet, or never', () => {
       'x',
       "Conditional start event 'x' is not yet supported by Orca.",
     ],
-    [
-      'signal throw',
-      '<bpmn:intermediateThrowEvent id="x"><bpmn:signalEventDefinition signalRef="sig"/></bpmn:intermediateThrowEvent>',
-      'x',
-      "Signal intermediate throw event 'x' is not supported: Orca has no signal API (SPEC.md Events).",
-    ],
-    [
-      'signal catch',
-      '<bpmn:intermediateCatchEvent id="x"><bpmn:signalEventDefinition signalRef="sig"/></bpmn:intermediateCatchEvent>',
-      'x',
-      "Signal intermediate catch event 'x' is not supported: Orca has no signal API (SPEC.md Events).",
-    ],
-    [
-      'signal start',
-      '<bpmn:startEvent id="x"><bpmn:signalEventDefinition signalRef="sig"/></bpmn:startEvent>',
-      'x',
-      "Signal start event 'x' is not supported: Orca has no signal API (SPEC.md Events).",
-    ],
-    [
-      'signal end',
-      '<bpmn:endEvent id="x"><bpmn:signalEventDefinition signalRef="sig"/></bpmn:endEvent>',
-      'x',
-      "Signal end event 'x' is not supported: Orca has no signal API (SPEC.md Events).",
-    ],
-    [
-      'signal boundary',
-      '<bpmn:boundaryEvent id="x" attachedToRef="host"><bpmn:signalEventDefinition signalRef="sig"/></bpmn:boundaryEvent>',
-      'x',
-      "Signal boundary event 'x' is not supported: Orca has no signal API (SPEC.md Events).",
-    ],
-    [
-      'signal start of an event subprocess',
-      '<bpmn:subProcess id="esp" triggeredByEvent="true"><bpmn:startEvent id="x"><bpmn:signalEventDefinition signalRef="sig"/></bpmn:startEvent></bpmn:subProcess>',
-      'x',
-      "Signal start event 'x' of an event subprocess is not supported: Orca has no signal API (SPEC.md Events).",
-    ],
     ['cancel end', '<bpmn:endEvent id="x"><bpmn:cancelEventDefinition/></bpmn:endEvent>', 'x', "Cancel end event 'x' is not yet supported by Orca."],
     [
       'multiple catch',
@@ -384,14 +348,15 @@ describe('not supported yet, or never', () => {
     expect(messages[0].startsWith(expected), `${messages[0]}\n  should start with\n${expected}`).toBe(true);
   });
 
-  it('says "not yet" for planned elements, "not supported" without "yet" for signals and "not valid here" for misplaced ones', () => {
+  it('says "not yet" for planned elements, "not supported" without "yet" for implicit throws and "not valid here" for misplaced ones', () => {
     for (const [key, entry] of Object.entries(SUPPORT)) {
       if (entry.status === 'never' || entry.status === 'invalid') expect(entry.reason, key).toBeTruthy();
     }
-    const signal = unsupportedMessage({ kind: 'endEvent', eventKind: 'signal', scope: 'process' }, 'a') ?? '';
+    const never = unsupportedMessage({ kind: 'implicitThrowEvent', eventKind: 'none', scope: 'process' }, 'a') ?? '';
     const compensation = unsupportedMessage({ kind: 'endEvent', eventKind: 'compensate', scope: 'process' }, 'b') ?? '';
     const misplaced = unsupportedMessage({ kind: 'intermediateThrowEvent', eventKind: 'error', scope: 'process' }, 'c') ?? '';
-    expect(signal).not.toContain('yet');
+    expect(never).toContain('is not supported');
+    expect(never).not.toContain('yet');
     expect(compensation).toContain('not yet supported');
     expect(misplaced).toContain('is not valid here');
     expect(unsupportedMessage({ kind: 'endEvent', eventKind: 'error', scope: 'process' }, 'd')).toBeUndefined();

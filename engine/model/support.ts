@@ -35,7 +35,6 @@ export interface SupportEntry {
 
 const SUPPORTED: SupportEntry = { status: 'supported' };
 const NOT_YET: SupportEntry = { status: 'notYet' };
-const NO_SIGNALS: SupportEntry = { status: 'never', reason: 'Orca has no signal API (SPEC.md Events)' };
 
 export const SUPPORT: Readonly<Record<string, SupportEntry>> = {
   // Events
@@ -81,7 +80,8 @@ export const SUPPORT: Readonly<Record<string, SupportEntry>> = {
   '*:conditional': NOT_YET,
   '*:cancel': NOT_YET,
   '*:multiple': NOT_YET,
-  '*:signal': NO_SIGNALS,
+  // Signal events (extension, docs/signals.md): catches fire only on a broadcast (POST /api/v1/signals, or a signal throw or end event).
+  '*:signal': SUPPORTED,
 
   // Tasks
   task: SUPPORTED,

@@ -355,6 +355,6 @@ describe('all problems are reported together', () => {
     const problems = problemsOf(xml);
     const ids = new Set(problems.map((p) => p.elementId));
     expect([...ids].sort()).toEqual(['cg', 'f3', 'f5', 'g', 'noType', 'sig', 'z'].sort());
-    expect(messagesFor(problems, 'sig')).toEqual(["Signal intermediate throw event 'sig' is not supported: Orca has no signal API (SPEC.md Events)."]);
+    expect(messagesFor(problems, 'sig')).toEqual(["Intermediate throw event 'sig' names no signal: it needs a signalRef to a bpmn:signal with a name."]);
   });
 });

@@ -3,7 +3,7 @@
 // 8.8 deploys and Orca rejects, each with its remaining gap. Models Zeebe
 // refuses as well are set aside below, each with the reason read from the
 // file. Rejections whose every problem is a message or signal element are
-// counted apart: another branch is making those deploy. The census is
+// counted apart (none since both extensions deploy them). The census is
 // printed; every other gap must be named in OTHER_GAPS (and README's "Not
 // yet" and docs/api.md name them), and a named gap that deploys now fails
 // the test until it is struck off. Skips, saying so, when the collection is

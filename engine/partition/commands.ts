@@ -37,6 +37,14 @@ export type EngineCommand = (
       variables: Variables;
       expiresAt: number;
     }
+  /**
+   * Extension: broadcast a signal, on its home partition (hash of account and name): reach this
+   * partition's waiting instances and start at most `maxStarts` instances by signal start events
+   * (the credits the API charged). Its other partitions hear of it by deliverSignal.
+   */
+  | { kind: 'broadcastSignal'; account: string; name: string; variables: Variables; maxStarts: number }
+  /** Extension: a signal broadcast on its home partition, or thrown by an instance, for this partition's waiting instances. */
+  | { kind: 'deliverSignal'; account: string; signalKey: string; name: string; variables: Variables }
   /** A new version was deployed: (re)arm its timer start events, withdrawing the previous version's. */
   | { kind: 'scheduleStartTimers'; account: string; bpmnProcessId: string; version: number }
 ) & {
@@ -87,7 +95,15 @@ export type PublishOutcome =
   | { published: false; reason: 'duplicate'; messageKey: string; variables: Variables; expiresAt: number }
   | { published: false; reason: 'bufferFull'; limit: number };
 
-export type CommandReply = ({ ok: true; value: StartedInstance | PublishOutcome | { done: true } } | { ok: false; code: RejectionCode; message: string }) & {
+/** What a signal's home partition answers a broadcastSignal with (extension). */
+export interface SignalOutcome {
+  signalKey: string;
+  started: number;
+}
+
+export type CommandReply = (
+  { ok: true; value: StartedInstance | PublishOutcome | SignalOutcome | { done: true } } | { ok: false; code: RejectionCode; message: string }
+) & {
   /** The origin of the command that was applied, when it carried one (stored with the result). */
   origin?: CommandOrigin;
 };

@@ -19,9 +19,10 @@ import { createQueues, type ActivatedJob, type Queues } from '../queue/index.ts'
 import type { Variables } from '../runtime/types.ts';
 import { createStore, openDatabase, StoreUnavailableError, type Database, type Store, type Tx } from '../store/index.ts';
 import { commandClient, freshKeys, withTimeout } from './command-client.ts';
-import type { CommandOrigin, EngineCommand, PublishOutcome, StartedInstance } from './commands.ts';
+import type { CommandOrigin, EngineCommand, PublishOutcome, SignalOutcome, StartedInstance } from './commands.ts';
 import { publishMessage, type MessageToPublish } from './message-publish.ts';
-import { messageStartTargets } from './message-starts.ts';
+import { messageStartTargets, signalStartTargets } from './message-starts.ts';
+import { broadcastSignal } from './signal-broadcast.ts';
 import { EngineError } from './engine-error.ts';
 import { createRedisFlushMarker, type FlushMarker } from './flush-marker.ts';
 import { jobActivation } from './job-activation.ts';
@@ -144,8 +145,8 @@ export interface Engine {
    */
   hasCommandResult(account: string, commandKey: string, jobKey?: string): Promise<boolean>;
   cancelInstance(account: string, instanceKey: string): Promise<void>;
-  /** Extension: how many instances a message of this name would start (latest versions with a message start event of that name). */
-  messageStarts(account: string, name: string): Promise<number>;
+  /** Extension: how many instances a message (signal) of this name would start: latest versions with a message (signal) start event of that name. */
+  eventStarts(account: string, event: 'message' | 'signal', name: string): Promise<number>;
   /**
    * Extension: publishes a message on its message partition (starting at
    * most `maxStarts` instances), then delivers it to every other partition;
@@ -154,6 +155,8 @@ export interface Engine {
    * half-way is completed by its retry, and is reported as such.
    */
   publishMessage(account: string, message: MessageToPublish, maxStarts: number): Promise<PublishOutcome>;
+  /** Extension: broadcasts a signal to every partition (signal-broadcast.ts), starting at most `maxStarts` instances; a client's key makes it idempotent. */
+  broadcastSignal(account: string, signal: { name: string; variables: Variables }, maxStarts: number, options?: CommandOptions): Promise<SignalOutcome>;
   /** Partitions this process leads (role all/engine). */
   ownedPartitions(): number[];
   /** Partitions this process leads that have not been able to commit for at least `forMs` (readiness). */
@@ -235,6 +238,7 @@ function engineApi(parts: {
   const { store, queues, models, shard, marker, database, partitions, config, metrics, tracer } = parts;
   const maxPending = config.maxPendingCommands;
   const send = commandClient({ queues, shard, replyTimeoutMs: config.replyTimeoutMs, maxPending, metrics, tracer });
+  shard?.useSender(send);
 
   const activate = jobActivation({ queues, send, metrics, partitionOf: (key) => partitionOf(key, 'Job') });
   const requestIds = freshKeys();
@@ -413,12 +417,17 @@ function engineApi(parts: {
       await send(partitionOf(instanceKey, 'Process instance'), { kind: 'cancel', account, instanceKey });
     },
 
-    async messageStarts(account, name) {
-      return (await unavailableAsEngineError(() => messageStartTargets(models, account, name))).length;
+    async eventStarts(account, event, name) {
+      return (await unavailableAsEngineError(() => (event === 'message' ? messageStartTargets : signalStartTargets)(models, account, name))).length;
     },
 
     publishMessage(account, message, maxStarts) {
       return publishMessage({ send, partitions, maxPending }, account, message, maxStarts);
+    },
+
+    broadcastSignal(account, signal, maxStarts, options = {}) {
+      const sendHome = (p: number, command: EngineCommand, limit: number) => sendKeyed(p, command, account, options, limit);
+      return broadcastSignal({ send, sendHome, partitions, maxPending }, account, signal, maxStarts);
     },
 
     ownedPartitions: () => shard?.owned() ?? [],

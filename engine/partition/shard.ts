@@ -7,6 +7,7 @@ import { randomInt } from 'node:crypto';
 import { NO_METRICS, type EngineMetrics } from '../metrics.ts';
 import type { Queues } from '../queue/index.ts';
 import type { Store, WriterConnection } from '../store/index.ts';
+import type { SendCommand } from './command-client.ts';
 import type { FlushMarker } from './flush-marker.ts';
 import type { ModelCache } from './model-cache.ts';
 import { CommitGroup } from './commit-group.ts';
@@ -53,12 +54,19 @@ export class Shard {
   /** The leaders' batches, committed together when they are ready together. */
   private readonly commits: CommitGroup | CommitThread;
   private nextPrune = 0;
+  /** The engine's command client, which the leaders use to deliver the signals their instances throw (extension). */
+  private sender: SendCommand | undefined;
   /** A prune under way: it runs beside the ticks, so a long delete never delays a lease renewal. */
   private pruning: Promise<void> | undefined;
 
   constructor(private readonly options: ShardOptions) {
     this.commits =
       options.commitThread === undefined ? new CommitGroup((batches) => options.store.commitBatches(batches)) : new CommitThread(options.commitThread);
+  }
+
+  /** Made after the shard (it sends to the shard's leaders in memory), so handed over when it exists. */
+  useSender(send: SendCommand): void {
+    this.sender = send;
   }
 
   /** Takes its first partitions before returning, so a single shard is ready at once. */
@@ -152,6 +160,7 @@ export class Shard {
           onStop: () => void this.drop(p),
           commit: (batch) => this.commits.commit(batch),
           resumeCommits: () => this.commits.resume(p),
+          send: () => this.sender,
         });
         this.leaders.set(p, leader);
         (this.options.metrics ?? NO_METRICS).leaderChanged(p);

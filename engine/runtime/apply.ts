@@ -6,10 +6,11 @@
 // a caller that must keep the state before the command passes a copy
 // (structuredClone). A rejected command leaves the document untouched.
 import { subscribeEventSubProcesses } from './behavior/event-subprocess.ts';
-import { correlate } from './behavior/correlate.ts';
+import { correlate, receiveSignal } from './behavior/correlate.ts';
 import { raiseIncident, setAside } from './behavior/incident.ts';
 import { activationTimedOut, holdJob, releaseHold } from './behavior/activation-timeout.ts';
 import { findSubscription } from './behavior/messages.ts';
+import { signalSubscriptions } from './behavior/signals.ts';
 import { jobOffer } from './behavior/job.ts';
 import { armRetryBackOff, retryBackOffPassed } from './behavior/retry-back-off.ts';
 import { raiseUnhandledError, throwChildError, throwChildEscalation, throwJobError } from './behavior/throw.ts';
@@ -68,6 +69,8 @@ export function apply(instance: ProcessInstance | null, command: Command, ctx: A
       return withCallActivity(instance, command.elementInstanceKey, ctx, (exec, ei) => throwChildEscalation(exec, ei, command.escalationCode));
     case 'correlateMessage':
       return correlateMessage(instance, command, ctx);
+    case 'receiveSignal':
+      return signal(instance, command, ctx);
     case 'setAside':
       return run(instance, ctx, (exec) => setAside(exec, command.message, command.elementInstanceKey));
     case 'errorUnhandled': {
@@ -265,6 +268,17 @@ function correlateMessage(instance: ProcessInstance, command: Extract<Command, {
   const subscription = findSubscription(instance.subscriptions, command.name, command.correlationKey, command.subscriptionKey);
   if (subscription === undefined) return notFound(`Process instance '${instance.key}' does not wait for message '${command.name}' with that correlation key.`);
   return run(instance, ctx, (exec) => correlate(exec, subscription, command.messageKey, command.variables));
+}
+
+/** Extension: a broadcast signal for every open signal subscription of its name; a signal reaches an instance at most once. */
+function signal(instance: ProcessInstance, command: Extract<Command, { type: 'receiveSignal' }>, ctx: ApplyContext): ApplyResult {
+  if (instance.correlatedMessages?.includes(command.signalKey)) {
+    return { ok: false, code: 'INVALID_STATE', message: `Signal '${command.signalKey}' already reached process instance '${instance.key}'.` };
+  }
+  if (command.variables !== undefined && !isVariables(command.variables)) return BAD_VARIABLES;
+  const subscriptions = signalSubscriptions(instance.subscriptions, command.name);
+  if (subscriptions.length === 0) return notFound(`Process instance '${instance.key}' does not wait for signal '${command.name}'.`);
+  return run(instance, ctx, (exec) => receiveSignal(exec, subscriptions, command.signalKey, command.variables));
 }
 
 function withCallActivity(instance: ProcessInstance, eiKey: string, ctx: ApplyContext, body: (exec: Execution, ei: ElementInstance) => void): ApplyResult {

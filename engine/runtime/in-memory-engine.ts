@@ -11,7 +11,7 @@ import { apply } from './apply.ts';
 import { visibleVariables } from './behavior/variables.ts';
 import { childStartCommand, type StartChild } from './child-start.ts';
 import { MessageBuffer, SubscriptionIndex } from './message-buffer.ts';
-import { messageStartsOf } from './message-starts.ts';
+import { messageStartsOf, signalStartsOf } from './message-starts.ts';
 import { startTimersOf } from './start-timers.ts';
 import { nextDue, type TimerSchedule } from '../timer/index.ts';
 import type { ApplyContext, ApplyResult, Command, DecisionEvaluator, HistoryRecord, JobOffer, ProcessInstance, Variables } from './types.ts';
@@ -64,6 +64,9 @@ interface ScheduledTimer {
   start?: { bpmnProcessId: string; elementId: string; schedule: TimerSchedule; fired: number };
 }
 
+/** Signals thrown in answer to one call, at most (a model that throws in a loop stops there). */
+const MAX_THROWN_SIGNALS = 10_000;
+
 export class InMemoryEngine {
   private readonly models = new Map<string, { model: ProcessModel; version: number }>();
   private readonly decisions = new Map<string, CompiledDmn>();
@@ -76,6 +79,8 @@ export class InMemoryEngine {
   private readonly timers = new Map<string, ScheduledTimer>();
   /** Commands for other instances, applied after the one that produced them. */
   private readonly outbox: { instanceKey: string; command: Command }[] = [];
+  /** Signals thrown by throw and end events (extension), broadcast once the command that threw them is done. */
+  private readonly thrown: { name: string; variables: Variables }[] = [];
   private readonly buffer = new MessageBuffer();
   private readonly subscriptions = new SubscriptionIndex();
   private counter = 2251799813685248; // 2^51, so keys look like the durable engine's 64-bit keys
@@ -233,8 +238,34 @@ export class InMemoryEngine {
     return { messageKey, startedInstances };
   }
 
-  /** The open message subscriptions of an instance (extension), for `orca simulate --message`. */
-  subscriptionsOf(instanceKey: string): { name: string; correlationKey: string; elementId: string }[] {
+  /**
+   * Broadcasts a signal (extension, docs/signals.md): it reaches every open
+   * signal subscription of its name (catch events, boundaries, event
+   * subprocess starts, event-based gateway branches) and starts an instance
+   * of each deployed process with a signal start event of that name. Not
+   * buffered. Returns the signal key and the instances it started.
+   */
+  broadcastSignal(name: string, variables: Variables = {}): { signalKey: string; startedInstances: string[] } {
+    const signalKey = this.nextKey();
+    this.deliverSignal(signalKey, name, variables);
+    this.drainOutbox();
+    const startedInstances: string[] = [];
+    for (const { model } of [...this.models.values()]) {
+      for (const start of signalStartsOf(model)) {
+        if (start.name === name) startedInstances.push(this.start(model.id, variables, start.elementId));
+      }
+    }
+    return { signalKey, startedInstances };
+  }
+
+  private deliverSignal(signalKey: string, name: string, variables: Variables): void {
+    for (const instanceKey of this.subscriptions.instancesForSignal('', name)) {
+      this.outbox.push({ instanceKey, command: { type: 'receiveSignal', signalKey, name, variables } });
+    }
+  }
+
+  /** The open message and signal subscriptions of an instance (extension), for `orca simulate --message` and `--signal`. */
+  subscriptionsOf(instanceKey: string): { name: string; correlationKey: string; elementId: string; signal?: true }[] {
     return Object.values(this.instances.get(instanceKey)?.subscriptions ?? {});
   }
 
@@ -302,7 +333,21 @@ export class InMemoryEngine {
   }
 
   private drainOutbox(): void {
-    while (this.outbox.length > 0) {
+    for (let signals = 0; ;) {
+      // A thrown signal goes out once everything before it is settled; it reaches waiting instances but starts none, as in the durable engine.
+      if (this.outbox.length === 0 && this.thrown.length > 0) {
+        // A model whose signal leads back to its own throw would never let the caller return.
+        if (++signals > MAX_THROWN_SIGNALS) {
+          this.thrown.length = 0;
+          throw new CommandRejected(
+            'INVALID_STATE',
+            `More than ${MAX_THROWN_SIGNALS} signals were thrown in answer to one command: the model throws signals in a loop.`,
+          );
+        }
+        const signal = this.thrown.shift()!;
+        this.deliverSignal(this.nextKey(), signal.name, signal.variables);
+      }
+      if (this.outbox.length === 0) return;
       const { instanceKey, command } = this.outbox.shift()!;
       const instance = this.instances.get(instanceKey);
       if (instance === undefined) {
@@ -354,6 +399,7 @@ export class InMemoryEngine {
         case 'openSubscription': {
           const s = effect.subscription;
           this.subscriptions.open('', instance.key, s);
+          if (s.signal === true) break;
           // A buffered message the instance has not had yet correlates at once.
           const buffered = this.buffer.firstFor('', s.name, s.correlationKey, this.now(), instance.correlatedMessages);
           if (buffered !== undefined) {
@@ -373,6 +419,9 @@ export class InMemoryEngine {
         }
         case 'closeSubscription':
           this.subscriptions.close('', effect.subscription);
+          break;
+        case 'throwSignal':
+          this.thrown.push({ name: effect.name, variables: effect.variables });
           break;
       }
     }

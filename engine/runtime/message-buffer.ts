@@ -1,5 +1,6 @@
 // Published messages held for their time to live, and the open message
-// subscriptions by name and correlation key (extension): the in-memory
+// subscriptions by name and correlation key, and signal subscriptions by
+// name (extension): the in-memory
 // structures a driver of the core keeps to correlate messages — the
 // in-memory engine, and each partition leader (rebuilt from Postgres at
 // recovery). Pure data structures, no I/O, no clock of their own. Expiry
@@ -124,19 +125,28 @@ export class MessageBuffer {
   }
 }
 
-/** Open subscriptions by (account, name, correlation key): subscription key → instance key. */
+/** Signal subscriptions have a slot of their own: a signal never reaches a message wait, nor a message a signal wait. */
+function slotOf(account: string, s: MessageSubscription): string {
+  return s.signal === true ? signalSlot(account, s.name) : slot(account, s.name, s.correlationKey);
+}
+
+function signalSlot(account: string, name: string): string {
+  return `${account}\u0001${name}`;
+}
+
+/** Open subscriptions by (account, name, correlation key), signal ones by (account, name): subscription key → instance key. */
 export class SubscriptionIndex {
   private readonly bySlot = new Map<string, Map<string, string>>();
 
   open(account: string, instanceKey: string, s: MessageSubscription): void {
-    const k = slot(account, s.name, s.correlationKey);
+    const k = slotOf(account, s);
     let map = this.bySlot.get(k);
     if (map === undefined) this.bySlot.set(k, (map = new Map()));
     map.set(s.key, instanceKey);
   }
 
   close(account: string, s: MessageSubscription): void {
-    const k = slot(account, s.name, s.correlationKey);
+    const k = slotOf(account, s);
     const map = this.bySlot.get(k);
     if (map === undefined) return;
     map.delete(s.key);
@@ -146,6 +156,12 @@ export class SubscriptionIndex {
   /** Each instance waiting for the message once (its first matching subscription is the one correlated). */
   instancesFor(account: string, name: string, correlationKey: string): string[] {
     const map = this.bySlot.get(slot(account, name, correlationKey));
+    return map === undefined ? [] : [...new Set(map.values())];
+  }
+
+  /** Each instance with an open signal subscription named `name`, once. */
+  instancesForSignal(account: string, name: string): string[] {
+    const map = this.bySlot.get(signalSlot(account, name));
     return map === undefined ? [] : [...new Set(map.values())];
   }
 

@@ -599,6 +599,27 @@ describe.skipIf(!present)('shared models simulated to their end', () => {
     });
   });
 
+  describe('coverage-ebg-signal.bpmn (signals: extension)', () => {
+    it('a broadcast signal wins the event-based gateway; the message branch is withdrawn', () => {
+      const engine = sharedEngine(['coverage-ebg-signal.bpmn']);
+      const key = engine.start('event_based_gateway');
+      engine.broadcastSignal('Signal_1', { via: 'signal' });
+      expect(state(engine, key)).toBe('COMPLETED');
+      expect(visited(engine, key)).toEqual(['StartEvent_1', 'EventBasedGateway', 'SignalEvent', 'Event_1am3z52']);
+      expect(engine.activate('event:message:MessageEvent', 10)).toEqual([]);
+    });
+  });
+
+  describe('jssdk-signal-start.bpmn (signals: extension)', () => {
+    it('a broadcast of test-signal starts the process, whose service task then runs', () => {
+      const engine = sharedEngine(['jssdk-signal-start.bpmn']);
+      const [key] = engine.broadcastSignal('test-signal', { n: 1 }).startedInstances;
+      complete(engine, 'signal-service-task');
+      expect(state(engine, key)).toBe('COMPLETED');
+      expect(engine.instance(key)!.variables[key]).toEqual({ n: 1 });
+    });
+  });
+
   describe('jssdk-deploy-workflow-ebg.bpmn', () => {
     it('the message wins the event-based gateway: its job is completed before 5 s, the timer is withdrawn', () => {
       const engine = sharedEngine(['jssdk-deploy-workflow-ebg.bpmn']);

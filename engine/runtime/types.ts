@@ -94,6 +94,8 @@ export interface MessageSubscription {
   correlationKey: string;
   elementId: string;
   ownerKey: string;
+  /** Extension (signals, docs/signals.md): a signal wait; `name` is the signal name, `correlationKey` empty (signals have none). */
+  signal?: true;
 }
 
 export type IncidentType =
@@ -148,7 +150,7 @@ export interface ProcessInstance {
   endedAt?: number;
   /** Extension (messages): the message subscriptions open now, by key. Absent when none ever opened. */
   subscriptions?: Record<string, MessageSubscription>;
-  /** Extension (messages): keys of the messages correlated to this instance, so none correlates twice. */
+  /** Extension (messages, signals): keys of the messages and signals correlated to this instance, so none correlates twice. */
   correlatedMessages?: string[];
   /**
    * Why the engine set this instance aside: a command for it could not be
@@ -199,6 +201,8 @@ export type Command =
   | { type: 'errorUnhandled'; elementInstanceKey: string }
   /** Extension: a published message for one of the instance's subscriptions (by key, or the first matching name and correlation key). */
   | { type: 'correlateMessage'; messageKey: string; name: string; correlationKey: string; variables?: Variables; subscriptionKey?: string }
+  /** Extension: a broadcast signal, for every open signal subscription of the instance with its name. */
+  | { type: 'receiveSignal'; signalKey: string; name: string; variables?: Variables }
   /** The engine could not process a command for this instance: an incident at the element it addressed (or the process), and no more commands. */
   | { type: 'setAside'; message: string; elementInstanceKey?: string };
 
@@ -250,7 +254,8 @@ export type RecordType =
   | 'CASE_INSTANCE_COMPLETED'
   | 'CASE_INSTANCE_TERMINATED'
   | 'PLAN_ITEM_TRANSITIONED'
-  | 'MESSAGE_CORRELATED';
+  | 'MESSAGE_CORRELATED'
+  | 'SIGNAL_RECEIVED';
 
 export interface HistoryRecord {
   type: RecordType;
@@ -290,6 +295,8 @@ export type Effect =
   /** Extension: a message subscription opened (whoever holds buffered messages may correlate one now). */
   | { type: 'openSubscription'; subscription: MessageSubscription }
   | { type: 'closeSubscription'; subscription: MessageSubscription }
+  /** Extension: a signal throw or end event broadcast `name` with these variables to every waiting subscription of the account. */
+  | { type: 'throwSignal'; name: string; variables: Variables }
   /** Apply `command` to another instance (parent or child). */
   | { type: 'sendCommand'; instanceKey: string; command: Command };
 

@@ -2,7 +2,9 @@
 // buffered_messages), for its leader's recovery, in the order they were
 // published. Expired rows come too: the leader's next batch deletes them
 // (its expiry heap pops them at once), so a batch that failed after popping
-// leaves none behind. Written only through commit-batch.ts.
+// leaves none behind. Rows that expired at the epoch are not messages but
+// the outbox rows of thrown signals (partition/leader/signals.ts). Written
+// only through commit-batch.ts.
 import { asc, eq } from 'drizzle-orm';
 import type { Db } from './db.ts';
 import { guarded } from './errors.ts';

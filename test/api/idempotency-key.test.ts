@@ -269,6 +269,7 @@ describe('the OpenAPI document', () => {
       'POST /api/v1/models',
       'POST /api/v1/process-definitions',
       'POST /api/v1/process-instances',
+      'POST /api/v1/signals',
       'POST /api/v1/tasks/{id}/complete',
     ]);
   });

@@ -173,6 +173,36 @@ for (const kind of ['v2', 'v1'] as ClientKind[]) {
       expect((await client.call('orca.publish_message', { sessionId, name: '' })).error?.code).toBe('INVALID_INPUT');
     });
 
+    it('broadcast a signal (extension): the waiting signal catch completes; a keyed retry answers the same; an empty name is INVALID_INPUT', async () => {
+      const { sessionId } = await agentSession(client);
+      const id = `mcp-${kind}-signal`;
+      const xml = definitions(
+        `<bpmn:signal id="S" name="${id}-go"/><bpmn:process id="${id}" isExecutable="true">` +
+          start() +
+          '<bpmn:intermediateCatchEvent id="wait"><bpmn:signalEventDefinition signalRef="S"/></bpmn:intermediateCatchEvent>' +
+          end() +
+          flow('f1', 'start', 'wait') +
+          flow('f2', 'wait', 'end') +
+          '</bpmn:process>',
+      );
+      await client.call('orca.deploy_process', { sessionId, xml, resourceName: 'signal.bpmn' });
+      const key = (await client.call('orca.start_instance', { sessionId, bpmnProcessId: id })).data.processInstanceKey;
+      await eventually(
+        async () => ((await client.call('orca.get_instance', { sessionId, processInstanceKey: key })).data.activeElements?.length > 0 ? true : undefined),
+        'the wait',
+      );
+      const signal = { sessionId, name: `${id}-go`, variables: { via: 'mcp' }, idempotencyKey: `${kind}-s` };
+      const sent = (await client.call('orca.broadcast_signal', signal)).data;
+      expect(sent).toEqual({ signalKey: expect.stringMatching(/^\d+$/), startedInstances: 0 });
+      expect((await client.call('orca.broadcast_signal', signal)).data).toEqual(sent);
+      const done = await eventually(async () => {
+        const instance = (await client.call('orca.get_instance', { sessionId, processInstanceKey: key })).data;
+        return instance.state === 'COMPLETED' ? instance : undefined;
+      }, 'the instance to complete');
+      expect(done.variables).toEqual({ via: 'mcp' });
+      expect((await client.call('orca.broadcast_signal', { sessionId, name: '' })).error?.code).toBe('INVALID_INPUT');
+    });
+
     it('throw a BPMN error for a job (extension): nothing catches it, so an UNHANDLED_ERROR_EVENT incident naming the code', async () => {
       const { sessionId } = await agentSession(client);
       const id = `mcp-${kind}-throws`;

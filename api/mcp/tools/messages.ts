@@ -1,8 +1,13 @@
-// Messages (extension, docs/messages.md): an agent publishes a message with
-// Zeebe's semantics, as POST /api/v1/messages does, through the same service.
+// Messages and signals (extensions, docs/messages.md, docs/signals.md): an
+// agent publishes a message or broadcasts a signal with Zeebe's semantics,
+// as POST /api/v1/messages and POST /api/v1/signals do, through the same
+// services.
+import { idempotencyOf, keyedCommand, scopedKey } from '../../services/idempotency.ts';
 import { publishedMessageSchema, publishMessage, publishMessageBody } from '../../services/messages.ts';
+import { broadcastedSignalSchema, broadcastSignal, broadcastSignalBody } from '../../services/signals.ts';
 import { defineTool } from '../tool.ts';
 import { WRITES } from './args.ts';
+import { idempotencyKeySchema } from './instances.ts';
 
 export const messageTools = [
   defineTool({
@@ -18,5 +23,27 @@ export const messageTools = [
     output: publishedMessageSchema,
     annotations: { ...WRITES, idempotentHint: false },
     run: async (args, { ctx, session }) => publishMessage(ctx, session.account, args),
+  }),
+  defineTool({
+    name: 'orca.broadcast_signal',
+    title: 'Broadcast a signal',
+    description:
+      'Extension: broadcasts a signal. It reaches every waiting signal catch event, signal boundary event, event subprocess with a signal ' +
+      'start and event-based gateway signal branch of the account whose signal name matches, and starts an instance of each process whose ' +
+      'latest version has a signal start event of that name (1 credit each). Not buffered: waits opened later do not get it. ' +
+      'Pass idempotencyKey to make a retry safe after a timeout; too many broadcasts at once are RATE_LIMITED.',
+    session: true,
+    input: broadcastSignalBody.extend({ idempotencyKey: idempotencyKeySchema.optional() }),
+    output: broadcastedSignalSchema,
+    annotations: { ...WRITES, idempotentHint: false },
+    run: async (args, { ctx, session }) => {
+      const body = { name: args.name, variables: args.variables };
+      // Fingerprinted as the REST broadcast is: one key means one broadcast, whichever interface sent it.
+      const idempotency =
+        args.idempotencyKey === undefined
+          ? undefined
+          : idempotencyOf(args.idempotencyKey, 'POST', '/api/v1/signals', { params: undefined, query: undefined, body });
+      return broadcastSignal(ctx, session.account, body, keyedCommand(idempotency, scopedKey.signal));
+    },
   }),
 ];

@@ -8,6 +8,7 @@ import { BatchTally } from '../../metrics.ts';
 import type { CommandReply } from '../commands.ts';
 import type { ArmedTimer } from '../timer-wheel.ts';
 import type { LocalCommand } from './intake.ts';
+import type { ThrownSignal } from './signals.ts';
 
 export class BatchWork {
   readonly batch: Batch;
@@ -20,6 +21,8 @@ export class BatchWork {
   /** Answers to local commands, given once the publication is out. */
   readonly answers: { command: LocalCommand; reply: CommandReply }[] = [];
   readonly ended: string[] = [];
+  /** Signals thrown by this batch's instances (extension), for the other partitions once it committed. */
+  readonly signals: ThrownSignal[] = [];
   /** What this batch carried that could be to blame if Postgres refuses it: command keys and `timer:<key>`. */
   readonly units: string[] = [];
   /** Instances whose waiting jobs must see their new variables (instance key → account). */

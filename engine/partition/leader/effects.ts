@@ -5,7 +5,7 @@
 // push, requeue or remove, timers to arm or disarm), and the work it causes
 // on other instances (child starts, parent/child messages) is queued for
 // the same batch. Message subscriptions opened and closed go to the
-// leader's MessageState (extension). What it did is counted into the batch's tally for the
+// leader's MessageState, thrown signals to its SignalOutbox (extension). What it did is counted into the batch's tally for the
 // metrics (plain integers; reported once the batch is published).
 import { jobKindOfElement, kindIndex } from '../../metrics.ts';
 import type { ProcessModel } from '../../model/types.ts';
@@ -27,6 +27,7 @@ import type { BatchWork } from './batch-work.ts';
 import type { HotInstances } from './hot-instances.ts';
 import type { Internal } from './internal-work.ts';
 import type { MessageState } from './messages.ts';
+import type { SignalOutbox } from './signals.ts';
 
 export type Applied = Extract<ApplyResult, { ok: true }>;
 
@@ -38,6 +39,8 @@ export class Effects {
     private readonly internal: Internal[],
     /** Message subscriptions opened and closed (extension). */
     private readonly messages: MessageState,
+    /** Signals thrown by throw and end events (extension). */
+    private readonly signals: SignalOutbox,
   ) {}
 
   /** Turns an applied command (against `model`, the instance's process) into writes and after-commit actions. */
@@ -157,6 +160,9 @@ export class Effects {
           break;
         case 'closeSubscription':
           this.messages.closed(account, effect.subscription);
+          break;
+        case 'throwSignal':
+          this.signals.thrown(account, effect.name, effect.variables, work);
           break;
       }
     }

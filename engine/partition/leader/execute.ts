@@ -17,6 +17,7 @@ import type { Contexts, Prepared } from './context.ts';
 import type { Applied, Effects } from './effects.ts';
 import type { Hot, HotInstances } from './hot-instances.ts';
 import type { MessageCommands } from './messages.ts';
+import type { SignalCommands } from './signals.ts';
 import type { StartTimers } from './start-timers.ts';
 
 type Rejection = Extract<CommandReply, { ok: false }>;
@@ -33,12 +34,14 @@ export class Executor {
     private readonly effects: Effects,
     private readonly startTimers: StartTimers,
     private readonly messages: MessageCommands,
+    private readonly signals: SignalCommands,
   ) {}
 
   /** Applies a command to the batch; a promise only when something had to be loaded first. */
   execute(command: EngineCommand, work: BatchWork): CommandReply | Promise<CommandReply> {
     if (command.kind === 'scheduleStartTimers') return this.startTimers.schedule(command.account, command.bpmnProcessId, command.version, work);
     if (command.kind === 'publishMessage' || command.kind === 'deliverMessage') return this.messages.execute(command, work, this);
+    if (command.kind === 'broadcastSignal' || command.kind === 'deliverSignal') return this.signals.execute(command, work, this);
     const prepared = this.prepare(command);
     return prepared instanceof Promise ? prepared.then((ready) => this.applyPrepared(command, ready, work)) : this.applyPrepared(command, prepared, work);
   }

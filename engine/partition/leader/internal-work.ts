@@ -1,10 +1,10 @@
 // Work for instances that does not come from the stream: due timers, the
-// messages an applied command sends to its parent or children, and child
-// starts. It is queued while a batch is built (the timer wheel, Effects)
+// messages an applied command sends to its parent or children, child
+// starts, and signals thrown on this partition (extension). It is queued while a batch is built (the timer wheel, Effects)
 // and run in the same batch after the commands, as follow-ups.
 import { apply } from '../../runtime/apply.ts';
 import { childStartCommand, type StartChild } from '../../runtime/child-start.ts';
-import type { Command } from '../../runtime/types.ts';
+import type { Command, Variables } from '../../runtime/types.ts';
 import { storableText } from '../../limits.ts';
 import type { EngineLog } from '../log.ts';
 import type { ModelCache } from '../model-cache.ts';
@@ -14,13 +14,18 @@ import type { Contexts } from './context.ts';
 import type { Effects } from './effects.ts';
 import type { Executor } from './execute.ts';
 import type { HotInstances } from './hot-instances.ts';
+import type { SignalCommands } from './signals.ts';
 import type { StartTimers } from './start-timers.ts';
 
 /** Work for an instance that does not come from the stream: timers, parent/child messages, child starts. */
 export type Internal =
   | { kind: 'command'; account: string; instanceKey: string; command: Command }
   | { kind: 'startChild'; account: string; parentKey: string; effect: StartChild }
-  | { kind: 'startTimer'; timer: ArmedTimer };
+  | { kind: 'startTimer'; timer: ArmedTimer }
+  /** Extension: a signal an instance of this partition threw, for this partition's waiting instances. */
+  | { kind: 'signal'; account: string; signalKey: string; name: string; variables: Variables }
+  /** Extension: thrown signals' outbox rows may go; the batch this makes deletes them (MessageState.expire), nothing else to do. */
+  | { kind: 'outboxReleased' };
 
 /** What a due timer becomes. */
 export function timerWork(timer: ArmedTimer): Internal {
@@ -46,12 +51,18 @@ export class InternalWork {
     private readonly effects: Effects,
     private readonly startTimers: StartTimers,
     private readonly log: EngineLog,
+    private readonly signals: SignalCommands,
   ) {}
 
   /** Runs one item; `why` says why its unit is condemned (a timer whose firing could not be stored). */
   async run(item: Internal, work: BatchWork, why: string | undefined): Promise<void> {
     if (item.kind === 'startTimer') {
       await this.startTimers.fire(item.timer, work, why);
+      return;
+    }
+    if (item.kind === 'outboxReleased') return;
+    if (item.kind === 'signal') {
+      await this.signals.reach(item.account, item.signalKey, item.name, item.variables, work, this.executor);
       return;
     }
     if (item.kind === 'command') {

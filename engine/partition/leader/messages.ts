@@ -8,12 +8,14 @@
 // deliverMessage brings the same message to every other partition. Each
 // correlates to its own waiting instances and buffers its own copy, so a
 // subscription opened later on any partition finds the message where it
-// is. Everything it changes goes into the batch like any other write.
+// is. It also indexes signal subscriptions and deletes the outbox rows of
+// thrown signals (signals.ts) once they are delivered. Everything it
+// changes goes into the batch like any other write.
 import { LIMITS } from '../../limits.ts';
 import { apply } from '../../runtime/apply.ts';
 import { MessageBuffer, SubscriptionIndex, type BufferedMessage } from '../../runtime/message-buffer.ts';
 import type { MessageSubscription, Variables } from '../../runtime/types.ts';
-import type { Store } from '../../store/index.ts';
+import type { BufferedMessageRecord, Store } from '../../store/index.ts';
 import type { CommandReply, EngineCommand } from '../commands.ts';
 import type { KeyGenerator } from '../keys.ts';
 import { messageStartTargets } from '../message-starts.ts';
@@ -25,12 +27,17 @@ import type { Executor } from './execute.ts';
 import type { HotInstances } from './hot-instances.ts';
 import type { Internal } from './internal-work.ts';
 
+/** The expiry that marks a buffered_messages row as a thrown signal's outbox row (signals.ts): no published message expires before it is written. */
+export const OUTBOX_EXPIRY = 0;
+
 type MessageCommand = Extract<EngineCommand, { kind: 'publishMessage' | 'deliverMessage' }>;
 
 /** The buffer and the subscription index; Effects tells it of subscriptions as instances open and close them. */
 export class MessageState {
   readonly buffer = new MessageBuffer();
   readonly index = new SubscriptionIndex();
+  /** Thrown signals' outbox rows (signals.ts) whose delivery every partition confirmed, deleted with the next batch. */
+  private readonly released: string[] = [];
 
   constructor(
     /** Work for instances later in the same batch (internal-work.ts). */
@@ -40,6 +47,8 @@ export class MessageState {
   /** A subscription opened: indexed, and a buffered message the instance has not had yet correlates in this batch. */
   opened(account: string, instanceKey: string, correlated: readonly string[] | undefined, s: MessageSubscription): void {
     this.index.open(account, instanceKey, s);
+    // Signals are not buffered.
+    if (s.signal === true) return;
     const buffered = this.buffer.firstFor(account, s.name, s.correlationKey, Date.now(), correlated);
     if (buffered === undefined) return;
     this.internal.push({
@@ -61,16 +70,28 @@ export class MessageState {
     this.index.close(account, s);
   }
 
-  /** Messages whose time to live ran out leave memory and, with this batch, Postgres. */
+  /** Messages whose time to live ran out leave memory and, with this batch, Postgres; so do released outbox rows. */
   expire(work: BatchWork): void {
     for (const message of this.buffer.expire(Date.now())) work.batch.messagesDelete!.push(message.key);
+    if (this.released.length > 0) work.batch.messagesDelete!.push(...this.released.splice(0));
   }
 
-  /** Recovery: the live buffered messages from Postgres, the subscriptions from the instances in memory. */
-  async recover(store: Store, partition: number, hot: HotInstances): Promise<void> {
+  /** A thrown signal reached every other partition: its outbox row may go. */
+  release(key: string): void {
+    this.released.push(key);
+  }
+
+  /** Recovery: the live buffered messages from Postgres, the subscriptions from the instances in memory; thrown signals' outbox rows are returned. */
+  async recover(store: Store, partition: number, hot: HotInstances): Promise<BufferedMessageRecord[]> {
     this.buffer.clear();
     this.index.clear();
+    this.released.length = 0;
+    const outbox: BufferedMessageRecord[] = [];
     for (const row of await store.messages.loadBufferedMessages(partition)) {
+      if (row.expiresAt.getTime() === OUTBOX_EXPIRY) {
+        outbox.push(row);
+        continue;
+      }
       this.buffer.add({
         key: String(row.key),
         account: row.account,
@@ -82,6 +103,7 @@ export class MessageState {
       });
     }
     hot.each((h) => this.index.remember(h.account, h.instance.key, h.instance.subscriptions));
+    return outbox;
   }
 }
 

@@ -19,6 +19,7 @@ import { NO_METRICS, type EngineMetrics } from '../../metrics.ts';
 import type { Queues } from '../../queue/index.ts';
 import type { Tracer } from '../../tracing.ts';
 import { StaleEpochError, type SealedBatch, type Store } from '../../store/index.ts';
+import type { SendCommand } from '../command-client.ts';
 import type { CommandReply, EngineCommand } from '../commands.ts';
 import { NO_FLUSH_MARKER, type FlushMarker } from '../flush-marker.ts';
 import { KeyGenerator } from '../keys.ts';
@@ -31,6 +32,7 @@ import { Effects } from './effects.ts';
 import { Executor } from './execute.ts';
 import { HotInstances } from './hot-instances.ts';
 import { MessageCommands, MessageState } from './messages.ts';
+import { SignalCommands, SignalOutbox } from './signals.ts';
 import { CommandIntake, type LocalCommand } from './intake.ts';
 import { InternalWork, timerWork, type Internal } from './internal-work.ts';
 import { Isolation } from './isolation.ts';
@@ -64,6 +66,10 @@ export interface LeaderOptions {
   metrics?: EngineMetrics;
   /** Tracing on: batches carrying sampled commands are traced (batch-trace.ts). */
   tracer?: Tracer;
+  /** How many partitions there are (default 1), for the signals this partition's instances throw (extension). */
+  partitions?: number;
+  /** The engine's command client, once it has one: thrown signals go to the other partitions through it. */
+  send?: () => SendCommand | undefined;
 }
 
 export class PartitionLeader {
@@ -78,6 +84,7 @@ export class PartitionLeader {
   private readonly pipeline: CommitPipeline;
   private readonly recovery: RecoveryParts;
   private readonly marker: FlushMarker;
+  private readonly signals: SignalOutbox;
   private running = false;
   /** Set after any failure: memory and queues must be rebuilt from Postgres before the next batch. */
   private needsRecovery = true;
@@ -99,14 +106,18 @@ export class PartitionLeader {
     this.results = new CommandResults(partition, epoch, store.commands, this.hot);
     const contexts = new Contexts(models, keys);
     const messages = new MessageState(this.internal);
-    const effects = new Effects(partition, this.hot, this.internal, messages);
+    this.signals = new SignalOutbox(partition, options.partitions ?? 1, keys, this.internal, messages, options.send ?? (() => undefined), () =>
+      this.intake.wakeUp(),
+    );
+    const effects = new Effects(partition, this.hot, this.internal, messages, this.signals);
     const startTimers = new StartTimers(partition, models, contexts, this.wheel, keys, effects, log);
     const messageCommands = new MessageCommands(messages, models, contexts, keys, this.hot, effects);
-    const executor = new Executor(models, contexts, this.hot, effects, startTimers, messageCommands);
+    const signalCommands = new SignalCommands(messages, models, contexts, keys, this.hot, effects);
+    const executor = new Executor(models, contexts, this.hot, effects, startTimers, messageCommands, signalCommands);
     const isolation = new Isolation(partition, store, queues, this.hot, executor, log);
-    const internalWork = new InternalWork(partition, models, contexts, this.hot, executor, effects, startTimers, log);
+    const internalWork = new InternalWork(partition, models, contexts, this.hot, executor, effects, startTimers, log, signalCommands);
     const builder = new BatchBuilder(partition, epoch, this.results, executor, isolation, this.internal, internalWork, effects, this.intake, messages);
-    const publisher = new Publisher(partition, options.metrics ?? NO_METRICS, queues, this.wheel, this.hot, this.results, isolation);
+    const publisher = new Publisher(partition, options.metrics ?? NO_METRICS, queues, this.wheel, this.hot, this.results, isolation, this.signals);
     this.pipeline = new CommitPipeline(this.intake, builder, isolation, publisher, options.commit, partition, options.tracer);
     this.recovery = {
       partition,
@@ -122,6 +133,7 @@ export class PartitionLeader {
       isolation,
       intake: this.intake,
       messages,
+      signals: this.signals,
     };
   }
 
@@ -143,6 +155,7 @@ export class PartitionLeader {
 
   async stop(): Promise<void> {
     this.running = false;
+    this.signals.stop();
     this.wheel.stop();
     this.intake.wakeUp();
     await this.loop;

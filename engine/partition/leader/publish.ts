@@ -2,7 +2,8 @@
 // world may see it — timers armed and disarmed, jobs pushed, requeued and
 // removed, replies sent and stream entries acknowledged in one publication,
 // then the local callers answered; ended instances leave memory and the
-// batch's results leave the not-yet-committed set; and the batch's tally
+// batch's results leave the not-yet-committed set; the signals its
+// instances threw go to the other partitions; and the batch's tally
 // goes to the metrics, once, so only published work is counted.
 import type { EngineMetrics } from '../../metrics.ts';
 import type { Publication, Queues } from '../../queue/index.ts';
@@ -11,6 +12,7 @@ import type { BatchWork } from './batch-work.ts';
 import type { HotInstances } from './hot-instances.ts';
 import type { Isolation } from './isolation.ts';
 import type { CommandResults } from './results.ts';
+import type { SignalOutbox } from './signals.ts';
 
 export class Publisher {
   constructor(
@@ -21,6 +23,7 @@ export class Publisher {
     private readonly hot: HotInstances,
     private readonly results: CommandResults,
     private readonly isolation: Isolation,
+    private readonly signals: SignalOutbox,
   ) {}
 
   /** Committed: now, and only now, the world may see it. */
@@ -45,6 +48,7 @@ export class Publisher {
     await this.queues.publish(publication);
     // After the publication, as for stream replies: a started instance's job is queued before its caller hears of it.
     for (const { command, reply } of work.answers) command.resolve(structuredClone(reply));
+    if (work.signals.length > 0) this.signals.dispatch(work.signals);
     this.metrics.batchPublished(this.partition, work.tally);
   }
 }

@@ -14,6 +14,7 @@ import type { CommandIntake } from './intake.ts';
 import type { Internal } from './internal-work.ts';
 import type { Isolation } from './isolation.ts';
 import type { MessageState } from './messages.ts';
+import type { SignalOutbox } from './signals.ts';
 import type { CommandResults } from './results.ts';
 
 export interface RecoveryParts {
@@ -31,6 +32,8 @@ export interface RecoveryParts {
   isolation: Isolation;
   intake: CommandIntake;
   messages: MessageState;
+  /** Thrown signals whose delivery a committed batch began (extension): delivered again. */
+  signals: SignalOutbox;
 }
 
 /**
@@ -54,7 +57,7 @@ export async function recover(parts: RecoveryParts): Promise<void> {
   }
   const instances = await store.instances.loadPartitionInstances(partition, { activeOnly: true });
   for (const row of instances) hot.remember(row.account, row.document, row.parentKey);
-  await parts.messages.recover(store, partition, hot);
+  parts.signals.recovered(await parts.messages.recover(store, partition, hot));
   const jobs = await store.jobs.loadPartitionJobs(partition);
   const stored: StoredJob[] = [];
   for (const job of jobs) {

@@ -1,4 +1,4 @@
-// Boundary events: a host activity subscribes its timer and message
+// Boundary events: a host activity subscribes its timer, message and signal
 // boundaries when it starts (error and escalation boundaries are passive: the throw looks for
 // them). Triggering one either interrupts the host or starts a parallel
 // token beside it.
@@ -6,6 +6,7 @@ import type { FlowNode } from '../../model/types.ts';
 import type { Execution } from '../execution.ts';
 import type { ElementInstance } from '../types.ts';
 import { subscribeMessageEvent } from './messages.ts';
+import { subscribeSignalEvent } from './signals.ts';
 import { armTimer } from './timers.ts';
 
 /** Arms the host's timer boundaries; false after an incident. */
@@ -15,6 +16,7 @@ export function subscribeBoundaries(exec: Execution, host: ElementInstance, node
     const kind = boundary.eventDefinition?.kind;
     if (kind === 'timer' && !armTimer(exec, boundary, host.key, host)) return false;
     if (kind === 'message') subscribeMessageEvent(exec, boundary, host.key, host);
+    if (kind === 'signal') subscribeSignalEvent(exec, boundary, host.key, host);
   }
   return true;
 }

@@ -1,6 +1,8 @@
-// Correlating a published message to one of an instance's subscriptions
-// (extension): what happens depends on who holds it. A job-based wait
-// (receive task, message catch event, an event-based gateway's branch)
+// Correlating a published message to one of an instance's subscriptions,
+// or a broadcast signal to all of its signal subscriptions (extension):
+// what happens depends on who holds it. A job-based wait (receive task,
+// message catch event, an event-based gateway's branch; a signal catch
+// event has no job)
 // completes as if its job had been completed, and the job is withdrawn;
 // a boundary event triggers on its host; an event subprocess start starts
 // its subprocess in the scope. Interrupting or not is the event's own flag.
@@ -8,6 +10,7 @@
 // element (through its output mappings, if any), or the boundary's or
 // event subprocess's flow scope.
 import type { Execution } from '../execution.ts';
+import { win } from '../gateway/event-based-gateway.ts';
 import { processorFor } from '../processors.ts';
 import type { MessageSubscription, Variables } from '../types.ts';
 import { triggerBoundary } from './boundary.ts';
@@ -17,12 +20,31 @@ import { closeSubscription } from './messages.ts';
 import { mergeResultVariables, setPropagatedVariable } from './variables.ts';
 
 export function correlate(exec: Execution, subscription: MessageSubscription, messageKey: string, variables: Variables | undefined): void {
-  const instance = exec.instance;
-  (instance.correlatedMessages ??= []).push(messageKey);
+  (exec.instance.correlatedMessages ??= []).push(messageKey);
   exec.record('MESSAGE_CORRELATED', {
     elementId: subscription.elementId,
     detail: { messageKey, name: subscription.name, correlationKey: subscription.correlationKey },
   });
+  trigger(exec, subscription, variables);
+}
+
+/**
+ * Extension (signals): a broadcast signal reaches every open signal
+ * subscription of its name in the instance, once; one it triggered may
+ * have closed a later one (an interrupting event ended its owner), which
+ * it then skips.
+ */
+export function receiveSignal(exec: Execution, subscriptions: MessageSubscription[], signalKey: string, variables: Variables | undefined): void {
+  (exec.instance.correlatedMessages ??= []).push(signalKey);
+  for (const subscription of subscriptions) {
+    if (exec.instance.subscriptions?.[subscription.key] === undefined) continue;
+    exec.record('SIGNAL_RECEIVED', { elementId: subscription.elementId, detail: { signalKey, name: subscription.name } });
+    trigger(exec, subscription, variables);
+  }
+}
+
+function trigger(exec: Execution, subscription: MessageSubscription, variables: Variables | undefined): void {
+  const instance = exec.instance;
   const event = exec.model.elements[subscription.elementId];
   if (event.type === 'boundaryEvent') {
     const host = instance.elements[subscription.ownerKey];
@@ -53,6 +75,8 @@ export function correlate(exec: Execution, subscription: MessageSubscription, me
   if (variables !== undefined) mergeResultVariables(instance, ei, node.outputs.length > 0, variables);
   const processor = processorFor(node);
   if (job !== undefined && processor.jobCompleted !== undefined) processor.jobCompleted(exec, ei, node, job);
+  // A signal branch of an event-based gateway has no job: the gateway takes that branch.
+  else if (node.type === 'eventBasedGateway') win(exec, ei, node, event.id);
   else exec.completeElement(ei, node);
 }
 

@@ -1,10 +1,11 @@
 // Event subprocesses: a scope (the process or an embedded subprocess)
-// subscribes the timer and message starts of its event subprocesses when it starts;
+// subscribes the timer, message and signal starts of its event subprocesses when it starts;
 // error and escalation starts are found by the throw. An interrupting one
 // ends everything else in its scope first.
 import type { FlowNode } from '../../model/types.ts';
 import type { Execution } from '../execution.ts';
 import { subscribeMessageEvent } from './messages.ts';
+import { subscribeSignalEvent } from './signals.ts';
 import { armTimer } from './timers.ts';
 
 /** Event subprocess ids directly inside the scope `scopeKey`. */
@@ -20,10 +21,11 @@ export function subscribeEventSubProcesses(exec: Execution, scopeKey: string): b
     for (const startId of exec.model.elements[id].startEvents ?? []) {
       const start = exec.model.elements[startId];
       const kind = start.eventDefinition?.kind;
-      if (kind !== 'timer' && kind !== 'message') continue;
+      if (kind !== 'timer' && kind !== 'message' && kind !== 'signal') continue;
       // Expressions read the scope; an incident lands on the start event.
       const probe = { key: exec.nextKey(), elementId: start.id, scopeKey };
       if (kind === 'message') subscribeMessageEvent(exec, start, scopeKey, probe);
+      else if (kind === 'signal') subscribeSignalEvent(exec, start, scopeKey, probe);
       else if (!armTimer(exec, start, scopeKey, probe)) return false;
     }
   }

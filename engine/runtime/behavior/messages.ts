@@ -66,11 +66,11 @@ export function findSubscription(
   if (subscriptions === undefined) return undefined;
   if (key !== undefined) {
     const named = subscriptions[key];
-    return named !== undefined && named.name === name && named.correlationKey === correlationKey ? named : undefined;
+    return named !== undefined && named.signal !== true && named.name === name && named.correlationKey === correlationKey ? named : undefined;
   }
   for (const k in subscriptions) {
     const s = subscriptions[k];
-    if (s.name === name && s.correlationKey === correlationKey) return s;
+    if (s.signal !== true && s.name === name && s.correlationKey === correlationKey) return s;
   }
   return undefined;
 }

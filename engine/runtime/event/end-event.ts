@@ -3,9 +3,11 @@
 // completes at once. Error: thrown to the nearest catch (incident if none).
 // Escalation: thrown, then the token ends. Message: a job of its
 // zeebe:taskDefinition type, like a send task (as Zeebe runs it); the token
-// ends when the job is completed.
+// ends when the job is completed. Signal (extension): broadcast, then the
+// token ends.
 import type { ElementProcessor } from '../element-processor.ts';
 import { createJob } from '../behavior/job.ts';
+import { throwSignal } from '../behavior/signals.ts';
 import { throwError, throwEscalation } from '../behavior/throw.ts';
 
 export const endEventProcessor: ElementProcessor = {
@@ -23,6 +25,9 @@ export const endEventProcessor: ElementProcessor = {
         return;
       case 'escalation':
         if (throwEscalation(exec, ei, definition.escalationCode ?? '') === 'interrupted') return;
+        break;
+      case 'signal':
+        throwSignal(exec, ei, node);
         break;
       case 'message':
         if (node.job !== undefined) {

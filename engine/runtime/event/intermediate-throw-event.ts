@@ -2,10 +2,12 @@
 // the token jumps to the link catch event of the same name in the same
 // scope. Escalation: thrown, then the token goes on unless an interrupting
 // catch took over. Message: a job of its zeebe:taskDefinition type, like a
-// send task (as Zeebe runs it).
+// send task (as Zeebe runs it). Signal (extension): broadcast, then the
+// token goes on.
 import type { FlowNode } from '../../model/types.ts';
 import type { ElementProcessor } from '../element-processor.ts';
 import { createJob } from '../behavior/job.ts';
+import { throwSignal } from '../behavior/signals.ts';
 import { throwEscalation } from '../behavior/throw.ts';
 import type { Execution } from '../execution.ts';
 
@@ -37,6 +39,7 @@ export const intermediateThrowEventProcessor: ElementProcessor = {
       createJob(exec, ei, node);
       return;
     }
+    if (definition?.kind === 'signal') throwSignal(exec, ei, node);
     if (definition?.kind === 'escalation' && throwEscalation(exec, ei, definition.escalationCode ?? '') === 'interrupted') return;
     exec.completeElement(ei, node);
   },
