@@ -1,13 +1,13 @@
 // How the client puts a request on the wire. By default undici's connection
-// pools (keep-alive, one agent per client, ended by its close()): the client
+// pools (keep-alive, a pool per origin and client, ended by its close()): the client
 // is for servers (SPEC.md: REST routes send no CORS headers, so browsers
 // cannot use them), and a busy worker pays this on every activation and
 // completion — undici's request() costs a fraction of the CPU of a node:http
 // request, itself two to three times cheaper than fetch(). A `fetch` given
 // in the options is used instead (tests, proxies, other runtimes). Also the
 // request path, filled from a route's template.
-import { STATUS_CODES } from 'node:http';
-import { Agent } from 'undici';
+import { STATUS_CODES, type IncomingHttpHeaders } from 'node:http';
+import { Pool } from 'undici';
 
 export interface HttpRequest {
   method: string;
@@ -36,49 +36,61 @@ export type PooledSender = Sender & { close(): Promise<void> };
  * `timeoutMs` no timeout of undici's own cuts an answer short: a long poll
  * is held by the server for as long as it was asked to, and the caller's
  * signal ends a request. With it, an answer whose headers take longer, or
- * whose body pauses for longer, fails as one that never came.
+ * whose body pauses for longer, fails as one that never came. A Pool per
+ * origin rather than an Agent: a client speaks to one server, and the
+ * Agent's dispatch by origin is a layer more on every request.
  */
 export function poolSender(options: { connections?: number; timeoutMs?: number } = {}): PooledSender {
   const timeout = options.timeoutMs ?? 0;
-  const agent = new Agent({ connections: options.connections ?? 256, keepAliveTimeout: 30_000, headersTimeout: timeout, bodyTimeout: timeout });
-  /** Origins as parsed once, by the prefix of the URL that names them. */
-  const origins = new Map<string, string>();
+  const poolOptions = { connections: options.connections ?? 256, keepAliveTimeout: 30_000, headersTimeout: timeout, bodyTimeout: timeout };
+  /** The pools by the prefix of the URL that names their origin (parsed once). */
+  const pools = new Map<string, Pool>();
+  let closed = false;
   const send: Sender = async (request) => {
-    const { origin, path } = split(request.url, origins);
-    const response = await agent.request({
-      origin,
-      path,
-      method: request.method as 'GET',
-      headers: request.headers,
-      body: request.body,
-      signal: request.signal,
-    });
-    const text = await response.body.text();
-    const received = response.headers;
-    return {
-      status: response.statusCode,
-      // undici does not pass the reason phrase on; the standard one for the status does as well.
-      statusText: STATUS_CODES[response.statusCode] ?? '',
-      header: (name) => {
-        const value = received[name.toLowerCase()];
-        return Array.isArray(value) ? value.join(', ') : value;
-      },
-      text,
-    };
+    const { pool, path } = route(request.url);
+    const response = await pool.request({ path, method: request.method as 'GET', headers: request.headers, body: request.body, signal: request.signal });
+    return new PooledResponse(response.statusCode, response.headers, await response.body.text());
   };
-  return Object.assign(send, { close: () => agent.close() });
+
+  /** The URL's pool and path: the pool found by the URL's prefix up to its path, the path as the client built it (already encoded). */
+  function route(url: string): { pool: Pool; path: string } {
+    const pathStart = url.indexOf('/', url.indexOf('//') + 2);
+    const prefix = pathStart < 0 ? url : url.slice(0, pathStart);
+    let pool = pools.get(prefix);
+    if (pool === undefined) {
+      // As an Agent would after its close(): refused, not a new connection.
+      if (closed) throw new Error('the connection pools of this client are closed');
+      pool = new Pool(new URL(prefix).origin, poolOptions);
+      pools.set(prefix, pool);
+    }
+    return { pool, path: pathStart < 0 ? '/' : url.slice(pathStart) };
+  }
+
+  return Object.assign(send, {
+    close: async () => {
+      closed = true;
+      await Promise.all([...pools.values()].map((pool) => pool.close()));
+    },
+  });
 }
 
-/** The URL's origin and path: the origin parsed once (the client's base URL), the path as the client built it (already encoded). */
-function split(url: string, origins: Map<string, string>): { origin: string; path: string } {
-  const pathStart = url.indexOf('/', url.indexOf('//') + 2);
-  const prefix = pathStart < 0 ? url : url.slice(0, pathStart);
-  let origin = origins.get(prefix);
-  if (origin === undefined) {
-    origin = new URL(prefix).origin;
-    origins.set(prefix, origin);
+/** An answer through the pools: a class, so that no function is made for each answer. */
+class PooledResponse implements HttpResponse {
+  constructor(
+    readonly status: number,
+    private readonly received: IncomingHttpHeaders,
+    readonly text: string,
+  ) {}
+
+  /** undici does not pass the reason phrase on; the standard one for the status does as well. */
+  get statusText(): string {
+    return STATUS_CODES[this.status] ?? '';
   }
-  return { origin, path: pathStart < 0 ? '/' : url.slice(pathStart) };
+
+  header(name: string): string | undefined {
+    const value = this.received[name.toLowerCase()];
+    return Array.isArray(value) ? value.join(', ') : value;
+  }
 }
 
 /** Through a fetch; with `timeoutMs`, each request (its answer read whole) is aborted after that long. */

@@ -35,7 +35,13 @@ export interface RetryEvent {
 
 const RETRY_STATUSES = new Set([429, 503]);
 
-export type Transport = (request: HttpRequest) => Promise<HttpResponse>;
+/**
+ * Sends a request, repeating it where that is safe. `owned`: the request
+ * was made for this one call, and its first sending may carry the
+ * credential in its own headers rather than in a copy (a worker sends one
+ * per job; the repeats still get copies).
+ */
+export type Transport = (request: HttpRequest, owned?: boolean) => Promise<HttpResponse>;
 
 export function isRepeatable(request: HttpRequest): boolean {
   return request.method === 'GET' || request.method === 'HEAD' || request.headers['idempotency-key'] !== undefined;
@@ -43,20 +49,23 @@ export function isRepeatable(request: HttpRequest): boolean {
 
 export function createTransport(options: TransportOptions): Transport {
   const { credentials, retry, clock, sleep } = options;
-  return async function send(request: HttpRequest): Promise<HttpResponse> {
+  return async function send(request: HttpRequest, owned = false): Promise<HttpResponse> {
     const { method, url, signal } = request;
     const repeatable = isRepeatable(request);
+    // A call that names its own credential (the operator's token) sends that one.
+    const named = request.headers.authorization !== undefined;
     let renewed = false;
+    let inPlace = owned;
     for (let attempt = 1; ; attempt++) {
-      const headers = { ...request.headers };
-      // A call that names its own credential (the operator's token) sends that one.
-      if (request.headers.authorization === undefined) {
+      const headers = inPlace ? request.headers : { ...request.headers };
+      inPlace = false;
+      if (!named) {
         const applying = credentials.apply(headers);
         if (applying !== undefined) await applying;
       }
       let response: HttpResponse;
       try {
-        response = await options.send({ ...request, headers });
+        response = await options.send({ method, url, headers, body: request.body, signal });
       } catch (error) {
         if (!repeatable || attempt >= retry.attempts || signal?.aborted) throw OrcaError.transport(method, url, error);
         const delayMs = delayBeforeRetry(retry, attempt, undefined, options.random);

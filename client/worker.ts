@@ -132,6 +132,23 @@ const OUTCOME_RETRY = retryPolicy({ baseMs: 200, maxMs: 5_000 });
 const POLL_ERROR_RETRY = retryPolicy({ baseMs: 250, maxMs: 5_000 });
 /** What the server keeps of an error message (engine/limits.ts maxTextLength). */
 const MAX_MESSAGE = 10_000;
+/** What inHand holds for a job while its handle() starts. */
+const HELD: Promise<void> = Promise.resolve();
+const SENT = () => true;
+
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return typeof (value as { then?: unknown } | null)?.then === 'function';
+}
+
+/** An error's message; a thrown value that cannot even be turned into text still fails its job. */
+function messageOf(error: unknown): string {
+  if (error instanceof Error) return error.message;
+  try {
+    return String(error);
+  } catch {
+    return 'the handler threw a value that has no text';
+  }
+}
 
 export function createWorker(options: WorkerOptions): Worker {
   if (typeof options?.handler !== 'function') throw new TypeError('createWorker: `handler` must be a function');
@@ -157,9 +174,11 @@ export function createWorker(options: WorkerOptions): Worker {
   const stopping = new AbortController();
   let capacityFreed: (() => void) | undefined;
 
+  const onEvent = options.onEvent;
+
   function emit(event: WorkerEvent): void {
     try {
-      options.onEvent?.(event);
+      onEvent?.(event);
     } catch {
       // A logging hook must not take the worker down.
     }
@@ -209,54 +228,74 @@ export function createWorker(options: WorkerOptions): Worker {
 
   function take(job: ActivatedJob): void {
     stats.active++;
-    const done = handle(job).finally(() => {
-      inHand.delete(job.key);
-      sending.delete(job.key);
-      stats.active--;
-      const wake = capacityFreed;
-      capacityFreed = undefined;
-      wake?.();
-    });
-    inHand.set(job.key, done);
+    // Held before the handler starts: a handle() that ends without ever waiting has let go of it already.
+    inHand.set(job.key, HELD);
+    const done = handle(job);
+    if (inHand.has(job.key)) inHand.set(job.key, done);
   }
 
+  /** Lets go of a job once its outcome is sent or refused: its place is free for the next poll. */
+  function release(key: string): void {
+    inHand.delete(key);
+    sending.delete(key);
+    stats.active--;
+    const wake = capacityFreed;
+    capacityFreed = undefined;
+    wake?.();
+  }
+
+  /**
+   * Runs the handler and sends the outcome. A handler that answers at once
+   * is not awaited, and nothing is timed or told when nobody listens: a
+   * busy worker goes through here for every job.
+   */
   async function handle(job: ActivatedJob): Promise<void> {
-    emit({ type: 'job-started', job });
-    const started = performance.now();
-    let result: HandlerResult;
     try {
-      result = await options.handler(job);
-      if (result !== undefined && result !== null && (typeof result !== 'object' || Array.isArray(result))) {
-        throw new TypeError(`the handler returned ${Array.isArray(result) ? 'an array' : typeof result}; return an object of variables, or nothing`);
-      }
-    } catch (error) {
-      if (error instanceof BpmnError) {
-        sending.add(job.key);
-        const request = { errorCode: error.code, errorMessage: error.errorMessage?.slice(0, MAX_MESSAGE), variables: error.variables };
-        if (await sendOutcome(job, 'error', (options) => client.throwJobError(job.key, request, options))) {
-          stats.errored++;
-          emit({ type: 'job-error-thrown', job, durationMs: performance.now() - started, error });
+      if (onEvent !== undefined) emit({ type: 'job-started', job });
+      const started = onEvent === undefined ? 0 : performance.now();
+      let result: HandlerResult | Promise<HandlerResult>;
+      try {
+        result = options.handler(job);
+        if (isThenable(result)) result = await result;
+        if (result !== undefined && result !== null && (typeof result !== 'object' || Array.isArray(result))) {
+          throw new TypeError(`the handler returned ${Array.isArray(result) ? 'an array' : typeof result}; return an object of variables, or nothing`);
         }
+      } catch (error) {
+        await failed(job, error, started);
         return;
       }
-      const failure = error instanceof JobFailure ? error : undefined;
-      const retries = Math.max(0, Math.floor(failure?.retries ?? job.retries - 1));
-      if (failure?.retryBackoffMs && retries > 0) await pause(failure.retryBackoffMs);
-      const message = (error instanceof Error ? error.message : String(error)).slice(0, MAX_MESSAGE);
+      const variables = result ?? undefined;
       sending.add(job.key);
-      const sent = await sendOutcome(job, 'fail', (options) => client.failJob(job.key, { retries, errorMessage: message }, options));
+      const sent = await sendOutcome(job, 'complete', (options) => client.completeJob(job.key, variables, options));
       if (sent) {
-        stats.failed++;
-        emit({ type: 'job-failed', job, durationMs: performance.now() - started, retries, error });
+        stats.completed++;
+        if (onEvent !== undefined) emit({ type: 'job-completed', job, durationMs: performance.now() - started });
+      }
+    } finally {
+      release(job.key);
+    }
+  }
+
+  /** The handler threw: a BpmnError is thrown for the job, anything else fails it. */
+  async function failed(job: ActivatedJob, error: unknown, started: number): Promise<void> {
+    if (error instanceof BpmnError) {
+      sending.add(job.key);
+      const request = { errorCode: error.code, errorMessage: error.errorMessage?.slice(0, MAX_MESSAGE), variables: error.variables };
+      if (await sendOutcome(job, 'error', (options) => client.throwJobError(job.key, request, options))) {
+        stats.errored++;
+        emit({ type: 'job-error-thrown', job, durationMs: performance.now() - started, error });
       }
       return;
     }
-    const variables = result ?? undefined;
+    const failure = error instanceof JobFailure ? error : undefined;
+    const retries = Math.max(0, Math.floor(failure?.retries ?? job.retries - 1));
+    if (failure?.retryBackoffMs && retries > 0) await pause(failure.retryBackoffMs);
+    const message = messageOf(error).slice(0, MAX_MESSAGE);
     sending.add(job.key);
-    const sent = await sendOutcome(job, 'complete', (options) => client.completeJob(job.key, variables, options));
+    const sent = await sendOutcome(job, 'fail', (options) => client.failJob(job.key, { retries, errorMessage: message }, options));
     if (sent) {
-      stats.completed++;
-      emit({ type: 'job-completed', job, durationMs: performance.now() - started });
+      stats.failed++;
+      emit({ type: 'job-failed', job, durationMs: performance.now() - started, retries, error });
     }
   }
 
@@ -266,21 +305,33 @@ export function createWorker(options: WorkerOptions): Worker {
    * first result; one that does not answers 404 to the repeat of an applied
    * completion (the job is gone), which is reported with `repeated: true`.
    */
-  async function sendOutcome(job: ActivatedJob, outcome: Outcome, send: (options: { idempotencyKey: string }) => Promise<void>): Promise<boolean> {
+  function sendOutcome(job: ActivatedJob, outcome: Outcome, send: (options: { idempotencyKey: string }) => Promise<void>): Promise<boolean> {
     const idempotencyKey = crypto.randomUUID();
+    return send({ idempotencyKey }).then(SENT, (error: unknown) => resend(job, outcome, send, idempotencyKey, error));
+  }
+
+  /** After the first sending of an outcome failed with `error`: sent again, with the same key, while that may help. */
+  async function resend(
+    job: ActivatedJob,
+    outcome: Outcome,
+    send: (options: { idempotencyKey: string }) => Promise<void>,
+    idempotencyKey: string,
+    error: unknown,
+  ): Promise<boolean> {
     for (let attempt = 1; ; attempt++) {
+      if (!(error instanceof OrcaError) || !error.retryable) {
+        emit({ type: 'outcome-refused', job, outcome, error, repeated: attempt > 1 });
+        return false;
+      }
+      const delayMs = Math.max(backoffMs(OUTCOME_RETRY, attempt, random), error.retryAfterMs ?? 0);
+      emit({ type: 'outcome-retry', job, outcome, error, delayMs });
+      // Not cut short by stop(): stop() waits for outcomes to be sent.
+      await sleep(delayMs);
       try {
         await send({ idempotencyKey });
         return true;
-      } catch (error) {
-        if (!(error instanceof OrcaError) || !error.retryable) {
-          emit({ type: 'outcome-refused', job, outcome, error, repeated: attempt > 1 });
-          return false;
-        }
-        const delayMs = Math.max(backoffMs(OUTCOME_RETRY, attempt, random), error instanceof OrcaError ? (error.retryAfterMs ?? 0) : 0);
-        emit({ type: 'outcome-retry', job, outcome, error, delayMs });
-        // Not cut short by stop(): stop() waits for outcomes to be sent.
-        await sleep(delayMs);
+      } catch (next) {
+        error = next;
       }
     }
   }

@@ -64,11 +64,22 @@ function keyProblem(key: string): string | undefined {
 
 /** The request's Idempotency, built lazily: nothing is hashed unless the route asks. */
 export function idempotencyOf(key: string, method: string, path: string, input: { params: unknown; query: unknown; body: unknown }): Idempotency {
-  return {
-    key,
-    fingerprint: (content) =>
-      fingerprintOf(content === undefined ? [method, path, input.params, input.query, input.body] : [method, path, input.params, content]),
-  };
+  return new KeyedRequest(key, method, path, input);
+}
+
+/** A class rather than a literal with an arrow: no function is made for each keyed request (a worker's every completion). */
+class KeyedRequest implements Idempotency {
+  constructor(
+    readonly key: string,
+    private readonly method: string,
+    private readonly path: string,
+    private readonly input: { params: unknown; query: unknown; body: unknown },
+  ) {}
+
+  fingerprint(content?: unknown): string {
+    const { method, path, input } = this;
+    return fingerprintOf(content === undefined ? [method, path, input.params, input.query, input.body] : [method, path, input.params, content]);
+  }
 }
 
 /** sha256 of the canonical JSON of `value` (object keys sorted), base64url. */
