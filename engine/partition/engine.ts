@@ -18,6 +18,7 @@ import type { ModelProblem, ModelWarning } from '../model/types.ts';
 import { createQueues, type ActivatedJob, type Queues } from '../queue/index.ts';
 import type { Variables } from '../runtime/types.ts';
 import { createStore, openDatabase, StoreUnavailableError, type Database, type Store, type Tx } from '../store/index.ts';
+import { caseClient, type CaseEngine } from './case-client.ts';
 import { commandClient, freshKeys, withTimeout } from './command-client.ts';
 import type { CommandOrigin, EngineCommand, PublishOutcome, StartedInstance } from './commands.ts';
 import { publishMessage, type MessageToPublish } from './message-publish.ts';
@@ -97,7 +98,7 @@ export interface JobError {
   variables?: Variables;
 }
 
-export interface Engine {
+export interface Engine extends CaseEngine {
   readonly store: Store;
   readonly queues: Queues;
   readonly partitions: number;
@@ -323,6 +324,7 @@ function engineApi(parts: {
   }
 
   return {
+    ...caseClient({ sendKeyed, startPartition, partitionOf, maxPending }),
     store,
     queues,
     partitions,

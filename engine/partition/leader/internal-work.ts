@@ -10,6 +10,7 @@ import type { EngineLog } from '../log.ts';
 import type { ModelCache } from '../model-cache.ts';
 import type { ArmedTimer } from '../timer-wheel.ts';
 import type { BatchWork } from './batch-work.ts';
+import type { CaseCommands, StartChildCase } from './cases.ts';
 import type { Contexts } from './context.ts';
 import type { Effects } from './effects.ts';
 import type { Executor } from './execute.ts';
@@ -20,6 +21,8 @@ import type { StartTimers } from './start-timers.ts';
 export type Internal =
   | { kind: 'command'; account: string; instanceKey: string; command: Command }
   | { kind: 'startChild'; account: string; parentKey: string; effect: StartChild }
+  /** A case task's child case (CMMN). */
+  | { kind: 'startChildCase'; account: string; parentKey: string; effect: StartChildCase }
   | { kind: 'startTimer'; timer: ArmedTimer };
 
 /** What a due timer becomes. */
@@ -46,6 +49,7 @@ export class InternalWork {
     private readonly effects: Effects,
     private readonly startTimers: StartTimers,
     private readonly log: EngineLog,
+    private readonly cases: CaseCommands,
   ) {}
 
   /** Runs one item; `why` says why its unit is condemned (a timer whose firing could not be stored). */
@@ -54,7 +58,14 @@ export class InternalWork {
       await this.startTimers.fire(item.timer, work, why);
       return;
     }
+    if (item.kind === 'startChildCase') {
+      await this.cases.startChild(item.account, item.parentKey, item.effect, work);
+      return;
+    }
     if (item.kind === 'command') {
+      // A case's timer, or a message from its child process or parent case.
+      const hotCase = this.hot.getCase(item.instanceKey);
+      if (hotCase !== undefined) return this.cases.fromInternal(hotCase, item.command, work, why);
       const hot = await this.hot.load(item.account, item.instanceKey);
       // A message for an instance that has ended changes nothing.
       if (hot === undefined) return;
