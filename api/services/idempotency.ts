@@ -37,6 +37,7 @@ export interface Idempotency {
  */
 export const scopedKey = {
   start: (key: string) => `start:${key}`,
+  caseStart: (key: string) => `case-start:${key}`,
   job: (jobKey: string, key: string) => `job:${jobKey}:${key}`,
   deploy: (key: string) => `deploy:${key}`,
 };

@@ -1,0 +1,212 @@
+// Case instances over real HTTP (issue #20), against real Postgres and Redis
+// when DATABASE_URL / REDIS_URL are set: the claim case (a stage with two
+// human tasks completed through the task routes, a user event listener, a
+// process task whose child process completes, a milestone) runs to
+// COMPLETED with its plan items' states and times; a start costs 1 credit
+// and an Idempotency-Key replays it; cancel withdraws tasks and cancels the
+// child process; bad input is a 4xx naming the field or the reason, and
+// changes nothing.
+import { readFileSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { caseXml } from '../../engine/cmmn/testing.ts';
+import { apiFixture, type ApiFixture } from './api-fixture.ts';
+import { activateOne, balanceOf, deployXml, eventually, instanceInState, mustDeploy, type Json } from './workflow-support.ts';
+
+const claim = readFileSync(new URL('../../examples/claim.cmmn', import.meta.url), 'utf8');
+const order = readFileSync(new URL('../../examples/order.bpmn', import.meta.url), 'utf8');
+
+let api: ApiFixture;
+let account: string;
+let apiKey: string;
+
+beforeAll(async () => {
+  api = await apiFixture();
+  ({ account, apiKey } = await api.newAccount());
+  await mustDeploy(api, apiKey, order);
+  await mustDeploy(api, apiKey, claim, '/api/v1/case-definitions');
+}, 60_000);
+afterAll(() => api?.close());
+
+async function startCase(caseDefinitionId: string, variables: Record<string, unknown> = {}, key = apiKey): Promise<string> {
+  const res = await api.call('POST', '/api/v1/case-instances', { apiKey: key, json: { caseDefinitionId, variables } });
+  expect(res.status, res.text).toBe(201);
+  return res.json.caseInstanceKey as string;
+}
+
+async function getCase(key: string): Promise<Json> {
+  const res = await api.call('GET', `/api/v1/case-instances/${key}`, { apiKey });
+  expect(res.status, res.text).toBe(200);
+  return res.json;
+}
+
+/** The case's plan item instance of plan item `id` (the latest one). */
+function item(detail: Json, id: string): Json {
+  return detail.planItems.filter((p: Json) => p.planItemId === id).at(-1);
+}
+
+async function caseWhere(key: string, check: (detail: Json) => boolean, what: string): Promise<Json> {
+  return eventually(async () => {
+    const detail = await getCase(key);
+    return check(detail) ? detail : undefined;
+  }, `case ${key} ${what}`);
+}
+
+/** The open tasks of a case from the task list, by element id. */
+async function tasksOf(key: string, count: number): Promise<Record<string, Json>> {
+  return eventually(async () => {
+    const res = await api.call('GET', '/api/v1/tasks', { apiKey, query: { 'filter.processInstanceKey': key } });
+    expect(res.status, res.text).toBe(200);
+    return res.json.items.length === count ? Object.fromEntries(res.json.items.map((t: Json) => [t.elementId, t])) : undefined;
+  }, `${count} tasks of case ${key}`);
+}
+
+async function act(key: string, planItemKey: string, action: string, variables?: Record<string, unknown>) {
+  return api.call('POST', `/api/v1/case-instances/${key}/plan-items/${planItemKey}`, { apiKey, json: variables ? { action, variables } : { action } });
+}
+
+describe('a case over REST', () => {
+  it('runs the claim case: two human tasks through the task routes, a listener, a process task whose child completes, a milestone', async () => {
+    const before = await balanceOf(api, account);
+    const key = await startCase('claim', { orderId: 'A1' });
+    expect(await balanceOf(api, account)).toBe(before - 1);
+
+    let detail = await getCase(key);
+    expect(detail).toMatchObject({ caseInstanceKey: key, caseDefinitionId: 'claim', version: 1, state: 'ACTIVE', variables: { orderId: 'A1' } });
+    expect(item(detail, 'Handling').state).toBe('ACTIVE');
+    expect(item(detail, 'Review').state).toBe('ACTIVE');
+    expect(item(detail, 'Manager').state).toBe('AVAILABLE');
+    expect(item(detail, 'Escalate').state).toBe('AVAILABLE');
+    expect(item(detail, 'Shipped').state).toBe('AVAILABLE');
+    expect(item(detail, 'Review').createdAt).toMatch(/^\d{4}-/);
+
+    // The listener occurs: the manager's task joins the review.
+    expect((await act(key, item(detail, 'Escalate').planItemKey, 'trigger')).status).toBe(204);
+    const tasks = await tasksOf(key, 2);
+    expect(tasks.Review).toMatchObject({ processInstanceKey: key, caseInstanceKey: key, bpmnProcessId: 'claim' });
+    const manager = await api.call('GET', `/api/v1/tasks/${tasks.Manager.id}`, { apiKey });
+    expect(manager.json.variables).toEqual({ orderId: 'A1' });
+
+    let res = await api.call('POST', `/api/v1/tasks/${tasks.Manager.id}/complete`, { apiKey, json: { variables: { managerSaid: 'ok' } } });
+    expect(res.status, res.text).toBe(204);
+    res = await api.call('POST', `/api/v1/tasks/${tasks.Review.id}/complete`, { apiKey, json: { variables: { approved: true } } });
+    expect(res.status, res.text).toBe(204);
+
+    // The review approved: the process task starts the order process, whose job we complete.
+    detail = await caseWhere(key, (d) => item(d, 'Ship')?.state === 'ACTIVE', 'shipping');
+    const child = item(detail, 'Ship').childInstanceKey as string;
+    expect(child).toMatch(/^\d+$/);
+    const job = await activateOne(api, apiKey, 'ship');
+    expect(job.processInstanceKey).toBe(child);
+    expect(job.variables).toMatchObject({ orderId: 'A1', approved: true });
+    res = await api.call('POST', `/api/v1/jobs/${job.key}/complete`, { apiKey, json: { variables: { tracking: 'T-1' } } });
+    expect(res.status, res.text).toBe(204);
+    await instanceInState(api, apiKey, child, 'COMPLETED');
+
+    detail = await caseWhere(key, (d) => d.state === 'COMPLETED', 'COMPLETED');
+    expect(detail.variables).toEqual({ orderId: 'A1', managerSaid: 'ok', approved: true, tracking: 'T-1' });
+    for (const id of ['Handling', 'Review', 'Manager', 'Ship', 'Shipped', 'claimPlan']) expect(item(detail, id).state, id).toBe('COMPLETED');
+    expect(item(detail, 'Shipped').endedAt).not.toBeNull();
+    expect(detail.endedAt).not.toBeNull();
+
+    // The completed tasks are kept like a process's.
+    const done = await api.call('GET', '/api/v1/completed-tasks', { apiKey, query: { 'filter.processInstanceKey': key } });
+    expect(done.status, done.text).toBe(200);
+    expect(done.json.items.map((t: Json) => t.elementId).sort()).toEqual(['Manager', 'Review']);
+
+    const list = await api.call('GET', '/api/v1/case-instances', { apiKey, query: { 'filter.state': 'COMPLETED' } });
+    expect(list.json.items.map((c: Json) => c.caseInstanceKey)).toContain(key);
+  });
+
+  it('replays a keyed start without a second case or charge', async () => {
+    const before = await balanceOf(api, account);
+    const headers = { 'Idempotency-Key': 'case-start-1' };
+    const first = await api.call('POST', '/api/v1/case-instances', { apiKey, headers, json: { caseDefinitionId: 'claim' } });
+    const again = await api.call('POST', '/api/v1/case-instances', { apiKey, headers, json: { caseDefinitionId: 'claim' } });
+    expect(first.status, first.text).toBe(201);
+    expect(again.status, again.text).toBe(201);
+    expect(again.json.caseInstanceKey).toBe(first.json.caseInstanceKey);
+    expect(await balanceOf(api, account)).toBe(before - 1);
+    const other = await api.call('POST', '/api/v1/case-instances', { apiKey, headers, json: { caseDefinitionId: 'claim', variables: { x: 1 } } });
+    expect(other.status).toBe(409);
+  });
+
+  it('cancels a case: its tasks are withdrawn and its child process is cancelled', async () => {
+    const key = await startCase('claim');
+    const { Review } = await tasksOf(key, 1);
+    expect((await api.call('POST', `/api/v1/tasks/${Review.id}/complete`, { apiKey, json: { variables: { approved: true } } })).status).toBe(204);
+    const detail = await caseWhere(key, (d) => item(d, 'Ship')?.state === 'ACTIVE', 'shipping');
+    const child = item(detail, 'Ship').childInstanceKey as string;
+    await instanceInState(api, apiKey, child, 'ACTIVE');
+
+    const res = await api.call('POST', `/api/v1/case-instances/${key}/cancel`, { apiKey });
+    expect(res.status, res.text).toBe(204);
+    const ended = await caseWhere(key, (d) => d.state === 'TERMINATED', 'TERMINATED');
+    expect(item(ended, 'Ship').state).toBe('TERMINATED');
+    expect(item(ended, 'Escalate').state).toBe('TERMINATED');
+    await instanceInState(api, apiKey, child, 'TERMINATED');
+    await tasksOf(key, 0);
+
+    const again = await api.call('POST', `/api/v1/case-instances/${key}/cancel`, { apiKey });
+    expect(again.status).toBe(409);
+    expect(again.json.detail).toContain('TERMINATED');
+  });
+
+  it('manual activation, complete and terminate on plan items; bad input is a 4xx that changes nothing', async () => {
+    const xml = caseXml(
+      `<planItem id="M" definitionRef="m"><itemControl><manualActivationRule/></itemControl></planItem>
+       <planItem id="G" definitionRef="g"/>
+       <planItem id="L" definitionRef="l"/>
+       <task id="m" isBlocking="true"/><task id="g" isBlocking="true"/><userEventListener id="l"/>`,
+    );
+    const deployed = await deployXml(api, apiKey, xml, 'c.cmmn', '/api/v1/case-definitions');
+    expect(deployed.status, deployed.text).toBe(200);
+    const key = await startCase('c');
+    let detail = await getCase(key);
+    const m = item(detail, 'M');
+    expect(m.state).toBe('ENABLED');
+
+    // Wrong state, wrong kind, unknown item, unknown action: each refused, naming why.
+    let res = await act(key, m.planItemKey, 'complete');
+    expect(res.status).toBe(409);
+    expect(res.json.detail).toContain('ENABLED');
+    res = await act(key, m.planItemKey, 'trigger');
+    expect(res.status).toBe(409);
+    expect(res.json.detail).toContain('only a user event listener');
+    res = await act(key, '123456789', 'start');
+    expect(res.status).toBe(404);
+    expect(res.json.detail).toContain('123456789');
+    res = await act(key, m.planItemKey, 'launch');
+    expect(res.status).toBe(400);
+    expect(JSON.stringify(res.json.errors)).toContain('action');
+    res = await act(key, 'abc', 'start');
+    expect(res.status).toBe(400);
+    res = await act(key, item(detail, 'G').planItemKey, 'complete');
+    expect(res.status).toBe(409);
+    expect(res.json.detail).toContain('complete the task');
+    res = await api.call('POST', '/api/v1/case-instances', { apiKey, json: { caseDefinitionId: 'nope' } });
+    expect(res.status).toBe(404);
+    expect(res.json.detail).toContain("'nope'");
+    res = await api.call('POST', '/api/v1/case-instances', { apiKey, json: { variables: {} } });
+    expect(res.status).toBe(400);
+    expect(JSON.stringify(res.json.errors)).toContain('caseDefinitionId');
+    res = await api.call('GET', '/api/v1/case-instances/99', { apiKey });
+    expect(res.status).toBe(404);
+    expect((await getCase(key)).planItems).toEqual(detail.planItems);
+
+    // Start the enabled item, then complete its task; terminate the other; trigger the listener.
+    expect((await act(key, m.planItemKey, 'start')).status).toBe(204);
+    const tasks = await tasksOf(key, 2);
+    expect((await api.call('POST', `/api/v1/tasks/${tasks.M.id}/complete`, { apiKey, json: {} })).status).toBe(204);
+    expect((await act(key, item(detail, 'L').planItemKey, 'trigger')).status).toBe(204);
+    // Nothing left but G: terminating it completes the plan (no autoComplete needed).
+    expect((await act(key, item(detail, 'G').planItemKey, 'terminate')).status).toBe(204);
+    detail = await caseWhere(key, (d) => d.state === 'COMPLETED', 'COMPLETED');
+    expect(item(detail, 'M').state).toBe('COMPLETED');
+    expect(item(detail, 'G').state).toBe('TERMINATED');
+    expect(item(detail, 'L').state).toBe('COMPLETED');
+
+    // Another account sees none of it.
+    const { apiKey: other } = await api.newAccount();
+    expect((await api.call('GET', `/api/v1/case-instances/${key}`, { apiKey: other })).status).toBe(404);
+  });
+});
