@@ -14,7 +14,14 @@ export interface CaseEngine {
    * (start an ENABLED item, trigger a user event listener, complete,
    * terminate, disable, re-enable), or `cancel` the case.
    */
-  caseCommand(account: string, caseInstanceKey: string, action: CaseAction, planItemKey?: string, variables?: Variables): Promise<void>;
+  caseCommand(
+    account: string,
+    caseInstanceKey: string,
+    action: CaseAction,
+    planItemKey?: string,
+    variables?: Variables,
+    options?: CommandOptions,
+  ): Promise<void>;
 }
 
 export interface CaseClientParts {
@@ -32,11 +39,11 @@ export function caseClient(parts: CaseClientParts): CaseEngine {
       return reply.value as StartedCase;
     },
 
-    async caseCommand(account, caseInstanceKey, action, planItemKey, variables) {
+    async caseCommand(account, caseInstanceKey, action, planItemKey, variables, options = {}) {
       const command: Extract<EngineCommand, { kind: 'caseCommand' }> = { kind: 'caseCommand', account, caseInstanceKey, action };
       if (planItemKey !== undefined) command.planItemKey = planItemKey;
       if (variables !== undefined) command.variables = variables;
-      await parts.sendKeyed(parts.partitionOf(caseInstanceKey, 'Case instance'), command, account, {});
+      await parts.sendKeyed(parts.partitionOf(caseInstanceKey, 'Case instance'), command, account, options);
     },
   };
 }
