@@ -83,6 +83,11 @@ describe('a case over REST', () => {
     expect((await act(key, item(detail, 'Escalate').planItemKey, 'trigger')).status).toBe(204);
     const tasks = await tasksOf(key, 2);
     expect(tasks.Review).toMatchObject({ processInstanceKey: key, caseInstanceKey: key, bpmnProcessId: 'claim' });
+    const viaGraphql = await api.call('POST', '/api/v1/graphql', {
+      apiKey,
+      json: { query: `query($key: ID!) { tasks(processInstanceKey: $key) { items { elementId caseInstanceKey } } }`, variables: { key } },
+    });
+    expect(viaGraphql.json.data.tasks.items).toContainEqual({ elementId: 'Manager', caseInstanceKey: key });
     const manager = await api.call('GET', `/api/v1/tasks/${tasks.Manager.id}`, { apiKey });
     expect(manager.json.variables).toEqual({ orderId: 'A1' });
 
@@ -204,6 +209,20 @@ describe('a case over REST', () => {
     expect(item(detail, 'M').state).toBe('COMPLETED');
     expect(item(detail, 'G').state).toBe('TERMINATED');
     expect(item(detail, 'L').state).toBe('COMPLETED');
+
+    // GraphQL reads the same case, its plan items and its tasks.
+    const gql = await api.call('POST', '/api/v1/graphql', {
+      apiKey,
+      json: {
+        query: `query($key: ID!) { caseInstance(key: $key) { caseDefinitionId state planItems { planItemId state } tasks { id } }
+                 caseInstances(caseDefinitionId: "c") { items { caseInstanceKey } } }`,
+        variables: { key },
+      },
+    });
+    expect(gql.status, gql.text).toBe(200);
+    expect(gql.json.data.caseInstance).toMatchObject({ caseDefinitionId: 'c', state: 'COMPLETED', tasks: [] });
+    expect(gql.json.data.caseInstance.planItems).toContainEqual({ planItemId: 'G', state: 'TERMINATED' });
+    expect(gql.json.data.caseInstances.items).toEqual([{ caseInstanceKey: key }]);
 
     // Another account sees none of it.
     const { apiKey: other } = await api.newAccount();
