@@ -228,4 +228,32 @@ describe('a case over REST', () => {
     const { apiKey: other } = await api.newAccount();
     expect((await api.call('GET', `/api/v1/case-instances/${key}`, { apiKey: other })).status).toBe(404);
   });
+
+  it('a timer event listener fires on the partition, and a case task runs a child case to completion', async () => {
+    const inner = `<?xml version="1.0" encoding="UTF-8"?>
+<definitions xmlns="http://www.omg.org/spec/CMMN/20151109/MODEL" id="d2" targetNamespace="t"><case id="inner"><casePlanModel id="p2"><planItem id="X" definitionRef="h"/><humanTask id="h"/></casePlanModel></case></definitions>`;
+    const outer = caseXml(
+      `<planItem id="T" definitionRef="tl"/>
+       <planItem id="K" definitionRef="ct"><entryCriterion sentryRef="s"/></planItem>
+       <sentry id="s"><planItemOnPart sourceRef="T"><standardEvent>occur</standardEvent></planItemOnPart></sentry>
+       <timerEventListener id="tl"><timerExpression>PT1S</timerExpression></timerEventListener>
+       <caseTask id="ct" caseRef="inner"/>`,
+    ).replace('<case id="c">', '<case id="outer">');
+    for (const xml of [inner, outer]) {
+      const res = await deployXml(api, apiKey, xml, 'x.cmmn', '/api/v1/case-definitions');
+      expect(res.status, res.text).toBe(200);
+    }
+    const key = await startCase('outer', { who: 'me' });
+    expect(item(await getCase(key), 'T').state).toBe('AVAILABLE');
+    const waiting = await caseWhere(key, (d) => item(d, 'K')?.childInstanceKey !== null && item(d, 'K')?.state === 'ACTIVE', 'waiting on its child case');
+    expect(item(waiting, 'T').state).toBe('COMPLETED');
+    const childKey = item(waiting, 'K').childInstanceKey as string;
+    const child = await getCase(childKey);
+    expect(child).toMatchObject({ caseDefinitionId: 'inner', parentKey: key, variables: { who: 'me' } });
+    const { X } = await tasksOf(childKey, 1);
+    expect((await api.call('POST', `/api/v1/tasks/${X.id}/complete`, { apiKey, json: { variables: { answer: 42 } } })).status).toBe(204);
+    const done = await caseWhere(key, (d) => d.state === 'COMPLETED', 'COMPLETED');
+    expect(done.variables).toEqual({ who: 'me', answer: 42 });
+    expect((await getCase(childKey)).state).toBe('COMPLETED');
+  });
 });
