@@ -93,6 +93,9 @@ describe('a case over REST', () => {
 
     let res = await api.call('POST', `/api/v1/tasks/${tasks.Manager.id}/complete`, { apiKey, json: { variables: { managerSaid: 'ok' } } });
     expect(res.status, res.text).toBe(204);
+    // The waiting review is offered with the case file as the manager left it.
+    const offered = await activateOne(api, apiKey, 'userTask');
+    expect(offered).toMatchObject({ key: tasks.Review.id, processInstanceKey: key, variables: { orderId: 'A1', managerSaid: 'ok' } });
     res = await api.call('POST', `/api/v1/tasks/${tasks.Review.id}/complete`, { apiKey, json: { variables: { approved: true } } });
     expect(res.status, res.text).toBe(204);
 

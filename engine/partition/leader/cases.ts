@@ -12,6 +12,7 @@ import type { CaseApplyContext, CaseApplyResult, CaseCommand, CaseInstance } fro
 import type { CaseEffect, CaseTimer } from '../../cmmn/runtime/types.ts';
 import type { Command, Incident, Job } from '../../runtime/types.ts';
 import type { IncidentWrite, JobWrite, TimerWrite } from '../../store/index.ts';
+import { kindIndex } from '../../metrics.ts';
 import type { CaseModels } from '../case-models.ts';
 import type { CommandReply, EngineCommand } from '../commands.ts';
 import type { KeyGenerator } from '../keys.ts';
@@ -26,6 +27,7 @@ export type StartChildCase = Extract<CaseEffect, { type: 'startChildCase' }>;
 export type CaseEngineCommand = Extract<EngineCommand, { kind: 'startCase' | 'caseCommand' | 'completeJob' | 'failJob' | 'throwJobError' | 'holdJob' }>;
 
 const DONE: CommandReply = { ok: true, value: { done: true } };
+const USER = kindIndex('user');
 
 export class CaseCommands {
   constructor(
@@ -160,9 +162,14 @@ export class CaseCommands {
     const batch = work.batch;
     this.hot.keepCase(account, instance, parentKey);
     (batch.cases ??= []).push({ account, document: instance, parentKey });
+    const tally = work.tally;
     for (const record of records) {
       batch.history!.push({ account, instanceKey: instance.key, record });
+      // A case's jobs are all human tasks' (userTask) for the metrics.
+      if (record.type === 'JOB_CREATED') tally.jobsCreated[USER]++;
+      else if (record.type === 'JOB_FAILED') tally.jobsFailed[USER]++;
       if (record.type === 'INCIDENT_CREATED') {
+        tally.incidentsCreated++;
         const incident = instance.incidents[record.incidentKey!];
         batch.incidentsInsert!.push(incidentRow(account, instance, incident));
         const job = incident.jobKey === undefined ? undefined : instance.jobs[incident.jobKey];
@@ -171,6 +178,7 @@ export class CaseCommands {
           work.remove.push({ account, jobKey: job.key });
         }
       } else if (record.type === 'JOB_COMPLETED') {
+        tally.jobsCompleted[USER]++;
         batch.jobsDelete!.push(record.jobKey!);
         batch.tasksCompleted!.push({
           key: record.jobKey!,
@@ -220,6 +228,8 @@ export class CaseCommands {
       }
     }
     if (instance.state === 'COMPLETED' || instance.state === 'TERMINATED') work.ended.push(instance.key);
+    // Its waiting tasks are offered with the case file as this batch leaves it (Effects.waitingJobVariables).
+    else if (records.some((r) => r.type === 'VARIABLES_UPDATED')) work.changed.set(instance.key, account);
   }
 }
 
