@@ -259,4 +259,26 @@ describe('a case over REST', () => {
     expect(done.variables).toEqual({ who: 'me', answer: 42 });
     expect((await getCase(childKey)).state).toBe('COMPLETED');
   });
+
+  it('a task that fails for good puts the case in INCIDENT, which takes only cancel', async () => {
+    const key = await startCase('claim');
+    const { Review } = await tasksOf(key, 1);
+    let res = await api.call('POST', `/api/v1/jobs/${Review.id}/fail`, { apiKey, json: { retries: 1, errorMessage: 'try again' } });
+    expect(res.status, res.text).toBe(204);
+    expect((await getCase(key)).state).toBe('ACTIVE');
+    res = await api.call('POST', `/api/v1/jobs/${Review.id}/fail`, { apiKey, json: { retries: 0, errorMessage: 'no reviewer' } });
+    expect(res.status, res.text).toBe(204);
+    const stuck = await caseWhere(key, (d) => d.state === 'INCIDENT', 'INCIDENT');
+    expect(stuck.incidents).toEqual([
+      expect.objectContaining({ type: 'JOB_NO_RETRIES', elementId: 'Review', message: expect.stringContaining('no reviewer') }),
+    ]);
+    const failed = await api.call('GET', '/api/v1/tasks', { apiKey, query: { 'filter.processInstanceKey': key, 'filter.state': 'FAILED' } });
+    expect(failed.json.items).toEqual([expect.objectContaining({ id: Review.id, state: 'FAILED', caseInstanceKey: key })]);
+    res = await act(key, item(stuck, 'Escalate').planItemKey, 'trigger');
+    expect(res.status).toBe(409);
+    expect(res.json.detail).toContain('INCIDENT');
+    expect((await api.call('POST', `/api/v1/case-instances/${key}/cancel`, { apiKey })).status).toBe(204);
+    await caseWhere(key, (d) => d.state === 'TERMINATED', 'TERMINATED');
+    await tasksOf(key, 0);
+  });
 });

@@ -171,6 +171,8 @@ function failJob(instance: CaseInstance, command: Extract<CaseCommand, { type: '
     job.state = 'FAILED';
     const pi = instance.planItems[job.elementInstanceKey];
     exec.incident(pi, 'JOB_NO_RETRIES', command.errorMessage ? `No more retries left: ${command.errorMessage}` : 'No more retries left.');
+    // The incident names its job, as a process's does: whoever stores the case keeps the job, FAILED, while it is open.
+    instance.incidents[pi.incidentKey!].jobKey = job.key;
   });
 }
 
