@@ -14,6 +14,8 @@ import { engineFixture, type EngineFixture } from '../engine/engine-fixture.ts';
 import { faultSuite, leadsAll, query, spawnShard, type ShardProcess, storedTruth, untilAnswered, waitFor } from './fault-support.ts';
 
 const ACCOUNT = 'acct-case-kill';
+/** Its one case waits across the kill: its task must be activatable from the new leader's rebuilt queues. */
+const PROBE = 'acct-case-probe';
 const PARTITIONS = 2;
 const LEASE_MS = 1_000;
 const CASES = 24;
@@ -31,6 +33,8 @@ faultSuite('fault: the partition leader is killed mid-case', () => {
     api = await fixture.start({ role: 'api', partitions: PARTITIONS, replyTimeoutMs: 1_000 });
     await api.deploy(ACCOUNT, order, 'order.bpmn');
     await api.deployCases(ACCOUNT, claim, 'claim.cmmn');
+    await api.deploy(PROBE, order, 'order.bpmn');
+    await api.deployCases(PROBE, claim, 'claim.cmmn');
   }, 60_000);
 
   afterAll(async () => {
@@ -96,6 +100,9 @@ faultSuite('fault: the partition leader is killed mid-case', () => {
       progress.set(key, 5);
     }
 
+    const probe = await untilAnswered(() => api.startCase(PROBE, 'claim', { probe: true }, keyed('probe')), { onRetry, attempts: 60 });
+    const [probeTask] = await jobsOf(probe.caseInstanceKey, 1);
+
     const driving = Promise.all(Array.from({ length: CASES }, (_, i) => drive(i)));
     // Kill the leader once cases are under way at every step, and some are not started or not finished yet.
     await waitFor(() => ([...progress.values()].filter((p) => p >= 3).length >= CASES / 4 ? true : undefined), 'cases to be mid-way', 30_000, 5);
@@ -104,6 +111,14 @@ faultSuite('fault: the partition leader is killed mid-case', () => {
     await first.exited;
     await waitFor(leadsAll(api, standby, PARTITIONS), `the standby to lead every partition (lease ${LEASE_MS} ms)`, 15_000);
     await driving;
+    // The probe's task, created before the kill and never activated, is offered by the new leader with the case file.
+    const offered = await waitFor(
+      async () => (await api.activateJobs(PROBE, 'userTask', 10, 'probe', 200)).find((j) => j.key === probeTask),
+      "the probe case's task to be offered again",
+      15_000,
+    );
+    expect(offered).toMatchObject({ processInstanceKey: probe.caseInstanceKey, variables: { probe: true } });
+    await untilAnswered(() => api.caseCommand(PROBE, probe.caseInstanceKey, 'cancel'), { onRetry });
 
     const cases = await waitFor(
       async () => {
