@@ -1,9 +1,10 @@
 // Recovery, at takeover and after any failure: the leader's memory and its
 // partition's queues are rebuilt from Postgres before anything else is
-// applied. Hot instances and live case instances are reloaded, the jobs queues rebuilt (a Redis
-// flush loses nothing), timers armed again, and the stream read again from
-// its start so unacknowledged commands are replayed — carefully, when
-// earlier leaders died in that backlog (Isolation.checkReplay).
+// applied. Hot instances and live case instances are reloaded, the jobs
+// queues rebuilt (a Redis flush loses nothing), timers armed again, and the
+// stream read again from its start so unacknowledged commands are replayed
+// — carefully, when earlier leaders died in that backlog
+// (Isolation.checkReplay).
 import { visibleVariables } from '../../runtime/behavior/variables.ts';
 import type { Queues, StoredJob } from '../../queue/index.ts';
 import { offerOfJobRow, StaleEpochError, startTimerOf, type Store } from '../../store/index.ts';
