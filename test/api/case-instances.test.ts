@@ -281,4 +281,25 @@ describe('a case over REST', () => {
     await caseWhere(key, (d) => d.state === 'TERMINATED', 'TERMINATED');
     await tasksOf(key, 0);
   });
+
+  it("a case's task activated with a timeout is offered again once the timeout passed", async () => {
+    const { apiKey: own } = await api.newAccount();
+    const xml = caseXml('<planItem id="H" definitionRef="h"/><humanTask id="h"/>');
+    expect((await deployXml(api, own, xml, 'h.cmmn', '/api/v1/case-definitions')).status).toBe(200);
+    const started = await api.call('POST', '/api/v1/case-instances', { apiKey: own, json: { caseDefinitionId: 'c' } });
+    const key = started.json.caseInstanceKey as string;
+    const activate = () =>
+      api.call('POST', '/api/v1/jobs/activate', { apiKey: own, json: { type: 'userTask', maxJobsToActivate: 1, worker: 'w', timeout: 500 } });
+    const first = await eventually(async () => (await activate()).json.jobs[0], 'the task to be offered');
+    expect(first.processInstanceKey).toBe(key);
+    expect((await activate()).json.jobs).toEqual([]);
+    const again = await eventually(async () => (await activate()).json.jobs[0], 'the task to be offered again', 10_000);
+    expect(again.key).toBe(first.key);
+    expect((await api.call('POST', `/api/v1/jobs/${again.key}/complete`, { apiKey: own, json: {} })).status).toBe(204);
+    const done = await eventually(async () => {
+      const res = await api.call('GET', `/api/v1/case-instances/${key}`, { apiKey: own });
+      return res.json.state === 'COMPLETED' ? res.json : undefined;
+    }, 'the case to complete');
+    expect(done.planItems.find((p: Json) => p.planItemId === 'H').state).toBe('COMPLETED');
+  });
 });

@@ -39,6 +39,9 @@ export interface CaseTimer {
   dueAt: number;
   schedule: TimerSchedule;
   firedCount: number;
+  /** An activation timeout's deadline (extension): the job a worker holds until then, offered again when it passes. */
+  jobKey?: string;
+  activationTimeout?: true;
 }
 
 export interface CaseInstance {
@@ -71,6 +74,8 @@ export type CaseCommand =
     }
   | { type: 'completeJob'; jobKey: string; variables?: Variables }
   | { type: 'failJob'; jobKey: string; retries: number; errorMessage?: string }
+  /** A worker activated the job with a timeout (extension, ms): it holds it until then. */
+  | { type: 'holdJob'; jobKey: string; worker: string; timeout: number }
   /** Start an ENABLED plan item (manual activation). */
   | { type: 'startPlanItem'; planItemKey: string }
   | { type: 'disablePlanItem'; planItemKey: string }

@@ -68,8 +68,7 @@ export class CaseCommands {
           message: `Job '${command.jobKey}' belongs to case instance '${key}': a case catches no BPMN errors. Fail the job instead.`,
         };
       case 'holdJob':
-        // An activation timeout is not enforced on a case's job: it stays with its worker until completed or failed.
-        return DONE;
+        return this.apply(hot, { type: 'holdJob', jobKey: command.jobKey, worker: command.worker, timeout: command.timeout }, work);
     }
   }
 
@@ -203,6 +202,10 @@ export class CaseCommands {
           (existed ? work.requeue : work.push).push(queued);
           break;
         }
+        case 'holdJob':
+          // Stored as activated by its worker, so a queue rebuild keeps it with the worker until its deadline.
+          batch.jobsUpsert!.push(jobRow(account, instance, instance.jobs[effect.jobKey]));
+          break;
         case 'cancelJob':
           batch.jobsDelete!.push(effect.jobKey);
           work.remove.push({ account, jobKey: effect.jobKey });
@@ -255,6 +258,10 @@ function jobRow(account: string, instance: CaseInstance, job: Job): JobWrite {
     state: job.state,
     customHeaders: { ...job.customHeaders },
     errorMessage: job.errorMessage ?? null,
+    // Held until an activation timeout: stored as activated, as a process's job is (store/runtime-rows.ts jobRow).
+    ...(job.held !== undefined && job.state === 'ACTIVATABLE'
+      ? { state: 'ACTIVATED' as const, worker: job.held.worker, activatedAt: new Date(job.held.at) }
+      : {}),
   };
 }
 
