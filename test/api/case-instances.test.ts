@@ -282,7 +282,7 @@ describe('a case over REST', () => {
     await tasksOf(key, 0);
   });
 
-  it("a case's task activated with a timeout is offered again once the timeout passed", async () => {
+  it("a case's task activated with a timeout is offered again once the timeout passed, and after a retry back-off", async () => {
     const { apiKey: own } = await api.newAccount();
     const xml = caseXml('<planItem id="H" definitionRef="h"/><humanTask id="h"/>');
     expect((await deployXml(api, own, xml, 'h.cmmn', '/api/v1/case-definitions')).status).toBe(200);
@@ -295,7 +295,13 @@ describe('a case over REST', () => {
     expect((await activate()).json.jobs).toEqual([]);
     const again = await eventually(async () => (await activate()).json.jobs[0], 'the task to be offered again', 10_000);
     expect(again.key).toBe(first.key);
-    expect((await api.call('POST', `/api/v1/jobs/${again.key}/complete`, { apiKey: own, json: {} })).status).toBe(204);
+    // Failed with a retry back-off, it waits before it is offered again.
+    const failed = await api.call('POST', `/api/v1/jobs/${again.key}/fail`, { apiKey: own, json: { retries: 2, retryBackOff: 800 } });
+    expect(failed.status, failed.text).toBe(204);
+    expect((await activate()).json.jobs).toEqual([]);
+    const third = await eventually(async () => (await activate()).json.jobs[0], 'the task to be offered after its back-off', 10_000);
+    expect(third).toMatchObject({ key: first.key, retries: 2 });
+    expect((await api.call('POST', `/api/v1/jobs/${third.key}/complete`, { apiKey: own, json: {} })).status).toBe(204);
     const done = await eventually(async () => {
       const res = await api.call('GET', `/api/v1/case-instances/${key}`, { apiKey: own });
       return res.json.state === 'COMPLETED' ? res.json : undefined;

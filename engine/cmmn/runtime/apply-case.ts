@@ -5,7 +5,7 @@
 // and returned; a rejected command leaves it untouched.
 import { valueProblem } from '../../limits.ts';
 import type { RejectionCode, Variables } from '../../runtime/types.ts';
-import { caseActivationTimedOut, holdCaseJob } from './activation-timeout.ts';
+import { armRetryBackOff, caseActivationTimedOut, holdCaseJob, retryBackOffPassed } from './job-timers.ts';
 import { CaseExecution, LIVE } from './case-execution.ts';
 import { jobOfferOf } from './plan-item-behavior.ts';
 import type { CaseApplyContext, CaseApplyResult, CaseCommand, CaseInstance, PlanItemInstance, PlanItemState } from './types.ts';
@@ -49,7 +49,7 @@ export function applyCase(instance: CaseInstance | null, command: CaseCommand, c
       if (command.variables !== undefined && !isVariables(command.variables)) return BAD_VARIABLES;
       return run(instance, ctx, (exec) => {
         const pi = instance.planItems[job.elementInstanceKey];
-        exec.releaseHold(job);
+        exec.dropJobTimers(job);
         delete instance.jobs[job.key];
         pi.jobKey = undefined;
         exec.record('JOB_COMPLETED', {
@@ -116,6 +116,7 @@ export function applyCase(instance: CaseInstance | null, command: CaseCommand, c
       if (timer === undefined) return reject('NOT_FOUND', `Timer '${command.timerKey}' not found: it already fired or was cancelled.`);
       if (ctx.now() < timer.dueAt) return reject('INVALID_STATE', `Timer '${command.timerKey}' is not due until ${new Date(timer.dueAt).toISOString()}.`);
       if (timer.activationTimeout) return run(instance, ctx, (exec) => caseActivationTimedOut(exec, timer));
+      if (timer.jobKey !== undefined) return run(instance, ctx, (exec) => retryBackOffPassed(exec, timer));
       return run(instance, ctx, (exec) => {
         delete instance.timers[timer.key];
         const pi = instance.planItems[timer.ownerKey];
@@ -172,7 +173,7 @@ function failJob(instance: CaseInstance, command: Extract<CaseCommand, { type: '
   }
   return run(instance, ctx, (exec) => {
     // The worker gave the job back: its activation deadline goes.
-    exec.releaseHold(job);
+    exec.dropJobTimers(job);
     job.retries = command.retries;
     job.errorMessage = command.errorMessage;
     exec.record('JOB_FAILED', {
@@ -181,6 +182,7 @@ function failJob(instance: CaseInstance, command: Extract<CaseCommand, { type: '
       jobKey: job.key,
       detail: { retries: job.retries, errorMessage: job.errorMessage },
     });
+    if (command.retries > 0 && command.retryBackOff !== undefined && command.retryBackOff > 0) return armRetryBackOff(exec, job, command.retryBackOff);
     if (command.retries > 0) return exec.effect({ type: 'enqueueJob', job: jobOfferOf(instance, job) });
     job.state = 'FAILED';
     const pi = instance.planItems[job.elementInstanceKey];

@@ -178,16 +178,15 @@ export class CaseExecution {
   cancelJob(jobKey: string): void {
     const job = this.instance.jobs[jobKey];
     if (job === undefined) return;
-    this.releaseHold(job);
+    this.dropJobTimers(job);
     delete this.instance.jobs[jobKey];
     this.record('JOB_CANCELED', { elementId: job.elementId, elementInstanceKey: job.elementInstanceKey, jobKey });
     this.effect({ type: 'cancelJob', jobKey, jobType: job.type });
   }
 
-  /** A held job was completed, failed or withdrawn: its activation deadline goes. */
-  releaseHold(job: Job): void {
-    if (job.held === undefined) return;
-    this.cancelTimer(job.held.timerKey);
+  /** A job was completed, failed, withdrawn or held anew: its activation deadline and retry back-off go. */
+  dropJobTimers(job: Job): void {
+    for (const timer of Object.values(this.instance.timers)) if (timer.jobKey === job.key) this.cancelTimer(timer.key);
     job.held = undefined;
   }
 

@@ -58,9 +58,10 @@ export class CaseCommands {
         return this.apply(hot, caseCommandOf(command), work);
       case 'completeJob':
         return this.apply(hot, { type: 'completeJob', jobKey: command.jobKey, variables: command.variables }, work);
-      case 'failJob':
-        // A retry back-off is not kept for a case's job: it is offered again at once.
-        return this.apply(hot, { type: 'failJob', jobKey: command.jobKey, retries: command.retries, errorMessage: command.errorMessage }, work);
+      case 'failJob': {
+        const { jobKey, retries, errorMessage, retryBackOff } = command;
+        return this.apply(hot, { type: 'failJob', jobKey, retries, errorMessage, retryBackOff }, work);
+      }
       case 'throwJobError':
         return {
           ok: false,
