@@ -162,9 +162,11 @@ export const register: RegisterRoutes = async (app, ctx) => {
       body: actionBody,
       response: { status: 204, description: 'Applied.' },
       errors: [400, 401, 404, 409],
+      idempotent: true,
     },
-    async ({ params, body }, request, reply) => {
-      await actOnPlanItem(ctx, request.account, params.key, params.planItemKey, body.action, body.variables);
+    async ({ params, body, idempotency }, request, reply) => {
+      const keyed = keyedCommand(idempotency, (key) => scopedKey.caseCommand(params.key, key));
+      await actOnPlanItem(ctx, request.account, params.key, params.planItemKey, body.action, body.variables, keyed);
       return reply.code(204).send();
     },
   );
@@ -182,9 +184,15 @@ export const register: RegisterRoutes = async (app, ctx) => {
       params: keyParams,
       response: { status: 204, description: 'Cancelled.' },
       errors: [400, 401, 404, 409],
+      idempotent: true,
     },
-    async ({ params }, request, reply) => {
-      await cancelCase(ctx, request.account, params.key);
+    async ({ params, idempotency }, request, reply) => {
+      await cancelCase(
+        ctx,
+        request.account,
+        params.key,
+        keyedCommand(idempotency, (key) => scopedKey.caseCommand(params.key, key)),
+      );
       return reply.code(204).send();
     },
   );

@@ -112,6 +112,16 @@ async function liveCase(ctx: ApiContext, account: string, key: string, what: str
   return row;
 }
 
+type Keyed = CommandOptions & { commandKey: string; fingerprint: string };
+
+/**
+ * A keyed command (Idempotency-Key) answered before is answered again from
+ * its result, without the checks: the case has moved on since.
+ */
+async function replayed(ctx: ApiContext, account: string, caseInstanceKey: string, keyed: Keyed | undefined): Promise<boolean> {
+  return keyed !== undefined && (await ctx.engine.hasCaseCommandResult(account, caseInstanceKey, keyed.commandKey));
+}
+
 /** Acts on a plan item instance of an ACTIVE case; 404 for an unknown one, 409 when it is not in a state the action applies to. */
 export async function actOnPlanItem(
   ctx: ApiContext,
@@ -120,13 +130,17 @@ export async function actOnPlanItem(
   planItemKey: string,
   action: PlanItemAction,
   variables: Variables | undefined,
+  keyed?: Keyed,
 ): Promise<void> {
+  const { command } = PLAN_ITEM_ACTIONS[action];
+  const sent = action === 'complete' ? variables : undefined;
+  if (await replayed(ctx, account, caseInstanceKey, keyed)) return ctx.engine.caseCommand(account, caseInstanceKey, command, planItemKey, sent, keyed);
   const row = await liveCase(ctx, account, caseInstanceKey, 'only an ACTIVE case takes plan item actions (a case in INCIDENT can only be cancelled).');
   const pi = row.document.planItems[planItemKey];
   if (pi === undefined) {
     throw new ApiError('NOT_FOUND', `Plan item instance '${planItemKey}' not found in case instance '${caseInstanceKey}'.`);
   }
-  const { command, from } = PLAN_ITEM_ACTIONS[action];
+  const { from } = PLAN_ITEM_ACTIONS[action];
   if (action === 'trigger' && pi.type !== 'userEventListener') {
     throw new ApiError('CONFLICT', `Plan item '${pi.id}' is a ${pi.type}; only a user event listener can be triggered.`, { type: pi.type });
   }
@@ -140,15 +154,16 @@ export async function actOnPlanItem(
       state: pi.state,
     });
   }
-  await ctx.engine.caseCommand(account, caseInstanceKey, command, planItemKey, action === 'complete' ? variables : undefined);
+  await ctx.engine.caseCommand(account, caseInstanceKey, command, planItemKey, sent, keyed);
 }
 
 /** Cancels an ACTIVE case or one in INCIDENT: everything inside terminates, its child processes are cancelled. */
-export async function cancelCase(ctx: ApiContext, account: string, caseInstanceKey: string): Promise<void> {
+export async function cancelCase(ctx: ApiContext, account: string, caseInstanceKey: string, keyed?: Keyed): Promise<void> {
+  if (await replayed(ctx, account, caseInstanceKey, keyed)) return ctx.engine.caseCommand(account, caseInstanceKey, 'cancel', undefined, undefined, keyed);
   const row = await ctx.engine.store.caseInstances.getCaseInstance(account, caseInstanceKey);
   if (row === null) throw new ApiError('NOT_FOUND', `Case instance '${caseInstanceKey}' not found.`);
   if (row.state === 'COMPLETED' || row.state === 'TERMINATED') {
     throw new ApiError('CONFLICT', `Case instance '${caseInstanceKey}' is ${row.state}; only a live case can be cancelled.`, { state: row.state });
   }
-  await ctx.engine.caseCommand(account, caseInstanceKey, 'cancel');
+  await ctx.engine.caseCommand(account, caseInstanceKey, 'cancel', undefined, undefined, keyed);
 }

@@ -3,8 +3,10 @@
 // command key, so a retry finds its first result), and the commands on a
 // case, sent to the partition its key names.
 import type { Variables } from '../runtime/types.ts';
+import type { Store } from '../store/index.ts';
 import type { CaseAction, CommandReply, EngineCommand, StartedCase } from './commands.ts';
 import type { CommandOptions } from './engine.ts';
+import { scoped } from './keys.ts';
 
 export interface CaseEngine {
   /** Starts the latest version of a deployed case definition (NOT_FOUND when none is deployed). */
@@ -22,6 +24,8 @@ export interface CaseEngine {
     variables?: Variables,
     options?: CommandOptions,
   ): Promise<void>;
+  /** Whether a command on the case under the client's key has a committed result already (the API skips its checks for a replay). */
+  hasCaseCommandResult(account: string, caseInstanceKey: string, commandKey: string): Promise<boolean>;
 }
 
 export interface CaseClientParts {
@@ -29,6 +33,7 @@ export interface CaseClientParts {
   startPartition(account: string, commandKey: string | undefined): number;
   partitionOf(key: string, what: string): number;
   maxPending: number;
+  store: Store;
 }
 
 export function caseClient(parts: CaseClientParts): CaseEngine {
@@ -44,6 +49,11 @@ export function caseClient(parts: CaseClientParts): CaseEngine {
       if (planItemKey !== undefined) command.planItemKey = planItemKey;
       if (variables !== undefined) command.variables = variables;
       await parts.sendKeyed(parts.partitionOf(caseInstanceKey, 'Case instance'), command, account, options);
+    },
+
+    async hasCaseCommandResult(account, caseInstanceKey, commandKey) {
+      const found = await parts.store.commands.findCommandResults(parts.partitionOf(caseInstanceKey, 'Case instance'), [scoped(account, commandKey)!]);
+      return found.size > 0;
     },
   };
 }

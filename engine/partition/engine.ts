@@ -324,7 +324,7 @@ function engineApi(parts: {
   }
 
   return {
-    ...caseClient({ sendKeyed, startPartition, partitionOf, maxPending }),
+    ...caseClient({ sendKeyed, startPartition, partitionOf, maxPending, store }),
     store,
     queues,
     partitions,

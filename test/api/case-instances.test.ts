@@ -125,7 +125,7 @@ describe('a case over REST', () => {
     expect(list.json.items.map((c: Json) => c.caseInstanceKey)).toContain(key);
   });
 
-  it('replays a keyed start without a second case or charge', async () => {
+  it('replays a keyed start without a second case or charge, and a keyed plan item action or cancel with its first answer', async () => {
     const before = await balanceOf(api, account);
     const headers = { 'Idempotency-Key': 'case-start-1' };
     const first = await api.call('POST', '/api/v1/case-instances', { apiKey, headers, json: { caseDefinitionId: 'claim' } });
@@ -136,6 +136,28 @@ describe('a case over REST', () => {
     expect(await balanceOf(api, account)).toBe(before - 1);
     const other = await api.call('POST', '/api/v1/case-instances', { apiKey, headers, json: { caseDefinitionId: 'claim', variables: { x: 1 } } });
     expect(other.status).toBe(409);
+
+    // A keyed action or cancel sent again gets its first answer, though the case has moved on.
+    const key = first.json.caseInstanceKey as string;
+    const escalate = item(await getCase(key), 'Escalate').planItemKey as string;
+    const trigger = () =>
+      api.call('POST', `/api/v1/case-instances/${key}/plan-items/${escalate}`, { apiKey, headers: { 'Idempotency-Key': 'go' }, json: { action: 'trigger' } });
+    expect((await trigger()).status).toBe(204);
+    expect((await trigger()).status).toBe(204);
+    expect(item(await getCase(key), 'Manager').state).toBe('ACTIVE');
+    const unkeyed = await act(key, escalate, 'trigger');
+    expect(unkeyed.status).toBe(409);
+    const reused = await api.call('POST', `/api/v1/case-instances/${key}/plan-items/${escalate}`, {
+      apiKey,
+      headers: { 'Idempotency-Key': 'go' },
+      json: { action: 'terminate' },
+    });
+    expect(reused.status).toBe(409);
+    expect(reused.json.code).toBe('IDEMPOTENCY_KEY_REUSED');
+    const cancel = () => api.call('POST', `/api/v1/case-instances/${key}/cancel`, { apiKey, headers: { 'Idempotency-Key': 'stop' } });
+    expect((await cancel()).status).toBe(204);
+    expect((await cancel()).status).toBe(204);
+    expect((await getCase(key)).state).toBe('TERMINATED');
   });
 
   it('cancels a case: its tasks are withdrawn and its child process is cancelled', async () => {
