@@ -330,4 +330,36 @@ describe('a case over REST', () => {
     }, 'the case to complete');
     expect(done.planItems.find((p: Json) => p.planItemId === 'H').state).toBe('COMPLETED');
   });
+
+  it("a case's tasks and incidents are webhook events, written with the change, naming the case", async () => {
+    const { apiKey: own } = await api.newAccount();
+    const events = ['user_task.created', 'user_task.completed', 'incident.created'];
+    const hook = await api.call('POST', '/api/v1/webhooks', { apiKey: own, json: { url: 'https://93.184.216.34/hook', events } });
+    expect(hook.status, hook.text).toBe(201);
+    const xml = caseXml('<planItem id="A" definitionRef="h"/><planItem id="B" definitionRef="h"/><humanTask id="h"/>');
+    expect((await deployXml(api, own, xml, 'h.cmmn', '/api/v1/case-definitions')).status).toBe(200);
+    const key = (await api.call('POST', '/api/v1/case-instances', { apiKey: own, json: { caseDefinitionId: 'c' } })).json.caseInstanceKey as string;
+    const tasks = await eventually(async () => {
+      const res = await api.call('GET', '/api/v1/tasks', { apiKey: own, query: { 'filter.processInstanceKey': key } });
+      return res.json.items.length === 2 ? Object.fromEntries(res.json.items.map((t: Json) => [t.elementId, t])) : undefined;
+    }, 'two tasks');
+    expect((await api.call('POST', `/api/v1/tasks/${tasks.A.id}/complete`, { apiKey: own, json: {} })).status).toBe(204);
+    expect((await api.call('POST', `/api/v1/jobs/${tasks.B.id}/fail`, { apiKey: own, json: { retries: 0, errorMessage: 'no' } })).status).toBe(204);
+    const res = await api.call('GET', `/api/v1/webhooks/${hook.json.id}/deliveries`, { apiKey: own, query: { limit: 1000 } });
+    const seen = res.json.items.map((d: Json) => [d.type, d.payload.data.taskId ?? d.payload.data.incidentKey, d.payload.data.processInstanceKey]);
+    expect(seen).toEqual(
+      expect.arrayContaining([
+        ['user_task.created', tasks.A.id, key],
+        ['user_task.created', tasks.B.id, key],
+        ['user_task.completed', tasks.A.id, key],
+        ['incident.created', expect.any(String), key],
+      ]),
+    );
+    expect(seen).toHaveLength(4);
+    expect(res.json.items.find((d: Json) => d.type === 'incident.created').payload.data).toMatchObject({
+      bpmnProcessId: 'c',
+      elementId: 'B',
+      jobKey: tasks.B.id,
+    });
+  });
 });

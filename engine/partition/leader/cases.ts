@@ -11,7 +11,7 @@ import { applyCase } from '../../cmmn/index.ts';
 import type { CaseApplyContext, CaseApplyResult, CaseCommand, CaseInstance } from '../../cmmn/index.ts';
 import type { CaseEffect, CaseTimer } from '../../cmmn/runtime/types.ts';
 import type { Command, Incident, Job } from '../../runtime/types.ts';
-import type { IncidentWrite, JobWrite, TimerWrite } from '../../store/index.ts';
+import { incidentCreatedEvent, userTaskEvent, type IncidentWrite, type JobWrite, type TimerWrite } from '../../store/index.ts';
 import { kindIndex } from '../../metrics.ts';
 import type { CaseModels } from '../case-models.ts';
 import type { CommandReply, EngineCommand } from '../commands.ts';
@@ -163,8 +163,11 @@ export class CaseCommands {
     this.hot.keepCase(account, instance, parentKey);
     (batch.cases ??= []).push({ account, document: instance, parentKey });
     const tally = work.tally;
+    // Webhook events name the case where they would name a process instance, its case definition id as the process id.
+    const source = { key: instance.key, bpmnProcessId: instance.caseDefinitionId };
     for (const record of records) {
       batch.history!.push({ account, instanceKey: instance.key, record });
+      if (record.type === 'JOB_CREATED' || record.type === 'JOB_COMPLETED') batch.events!.push(userTaskEvent(account, source, record));
       // A case's jobs are all human tasks' (userTask) for the metrics.
       if (record.type === 'JOB_CREATED') tally.jobsCreated[USER]++;
       else if (record.type === 'JOB_FAILED') tally.jobsFailed[USER]++;
@@ -172,6 +175,7 @@ export class CaseCommands {
         tally.incidentsCreated++;
         const incident = instance.incidents[record.incidentKey!];
         batch.incidentsInsert!.push(incidentRow(account, instance, incident));
+        batch.events!.push(incidentCreatedEvent(account, source, incident));
         const job = incident.jobKey === undefined ? undefined : instance.jobs[incident.jobKey];
         if (job !== undefined) {
           batch.jobsUpsert!.push(jobRow(account, instance, job));
