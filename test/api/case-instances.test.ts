@@ -362,4 +362,25 @@ describe('a case over REST', () => {
       jobKey: tasks.B.id,
     });
   });
+
+  it('a completion that would grow the case file past its limit is refused with a 400, and the case is left as it was', async () => {
+    const { apiKey: own } = await api.newAccount();
+    const xml = caseXml('<planItem id="H" definitionRef="h"/><humanTask id="h"/>');
+    expect((await deployXml(api, own, xml, 'h.cmmn', '/api/v1/case-definitions')).status).toBe(200);
+    const big = 'x'.repeat(3 * 1024 * 1024);
+    const started = await api.call('POST', '/api/v1/case-instances', { apiKey: own, json: { caseDefinitionId: 'c', variables: { big } } });
+    expect(started.status, started.text).toBe(201);
+    const key = started.json.caseInstanceKey as string;
+    const task = await eventually(async () => {
+      const res = await api.call('GET', '/api/v1/tasks', { apiKey: own, query: { 'filter.processInstanceKey': key } });
+      return res.json.items[0];
+    }, 'the task');
+    const res = await api.call('POST', `/api/v1/tasks/${task.id}/complete`, { apiKey: own, json: { variables: { more: 'y'.repeat(2 * 1024 * 1024) } } });
+    expect(res.status, res.text).toBe(400);
+    expect(res.json.detail).toContain('case file would outgrow the limits');
+    const detail = (await api.call('GET', `/api/v1/case-instances/${key}`, { apiKey: own })).json;
+    expect(detail.state).toBe('ACTIVE');
+    expect(Object.keys(detail.variables)).toEqual(['big']);
+    expect((await api.call('POST', `/api/v1/tasks/${task.id}/complete`, { apiKey: own, json: { variables: { small: 1 } } })).status).toBe(204);
+  });
 });

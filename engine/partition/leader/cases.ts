@@ -12,6 +12,7 @@ import type { CaseApplyContext, CaseApplyResult, CaseCommand, CaseInstance } fro
 import type { CaseEffect, CaseTimer } from '../../cmmn/runtime/types.ts';
 import type { Command, Incident, Job } from '../../runtime/types.ts';
 import { incidentCreatedEvent, userTaskEvent, type IncidentWrite, type JobWrite, type TimerWrite } from '../../store/index.ts';
+import { instanceVariablesProblem } from '../../limits.ts';
 import { kindIndex } from '../../metrics.ts';
 import type { CaseModels } from '../case-models.ts';
 import type { CommandReply, EngineCommand } from '../commands.ts';
@@ -133,6 +134,9 @@ export class CaseCommands {
 
   private async apply(hot: HotCase, command: CaseCommand, work: BatchWork): Promise<CommandReply> {
     const { instance } = hot;
+    const problem = caseFileProblem(instance, command);
+    if (problem !== undefined)
+      return { ok: false, code: 'INVALID_ARGUMENT', message: `Nothing was applied: the case file would outgrow the limits (${problem}).` };
     const ctx = await this.context(hot.account, instance.caseDefinitionId, instance.version);
     if (ctx === undefined) return { ok: false, code: 'NOT_FOUND', message: `The model of case instance '${instance.key}' is gone.` };
     const result = applyCase(instance, command, ctx);
@@ -239,6 +243,24 @@ export class CaseCommands {
     // Its waiting tasks are offered with the case file as this batch leaves it (Effects.waitingJobVariables).
     else if (records.some((r) => r.type === 'VARIABLES_UPDATED')) work.changed.set(instance.key, account);
   }
+}
+
+/**
+ * Why the variables a command brings would grow the case file past the
+ * per-instance limits; undefined when they fit or it brings none. Refused
+ * before applying, so the case is left as it was (a process instance is
+ * set aside instead: its runtime has a command for that, a case's has not).
+ */
+function caseFileProblem(instance: CaseInstance, command: CaseCommand): string | undefined {
+  // A child's completion is not refused: its case would wait for it for ever.
+  const variables = command.type === 'completeJob' || command.type === 'completePlanItem' ? command.variables : undefined;
+  if (variables === undefined) return undefined;
+  let any = false;
+  for (const _name in variables) {
+    any = true;
+    break;
+  }
+  return any ? instanceVariablesProblem({ [instance.key]: { ...instance.variables, ...variables } }, instance.key) : undefined;
 }
 
 function caseCommandOf(command: Extract<EngineCommand, { kind: 'caseCommand' }>): CaseCommand {
