@@ -14,7 +14,8 @@ import { compileDmn } from '../dmn/index.ts';
 import { NO_METRICS, type EngineGauges, type EngineMetrics } from '../metrics.ts';
 import { inSpan, type Tracer } from '../tracing.ts';
 import { compileBpmn, withInlineScripts } from '../model/index.ts';
-import type { ModelProblem, ModelWarning } from '../model/types.ts';
+import type { ModelWarning } from '../model/types.ts';
+import { ModelRejected } from './model-rejected.ts';
 import { createQueues, type ActivatedJob, type Queues } from '../queue/index.ts';
 import type { Variables } from '../runtime/types.ts';
 import { createStore, openDatabase, StoreUnavailableError, type Database, type Store, type Tx } from '../store/index.ts';
@@ -55,11 +56,7 @@ export interface EngineOptions {
   tracer?: Tracer;
 }
 
-export class ModelRejected extends EngineError {
-  constructor(readonly problems: ModelProblem[]) {
-    super('INVALID_ARGUMENT', `The model is invalid: ${problems.map((p) => (p.elementId ? `[${p.elementId}] ` : '') + p.message).join(' ')}`);
-  }
-}
+export { ModelRejected };
 
 /**
  * A client's key for a change (the API's Idempotency-Key): within the
