@@ -3,7 +3,7 @@
 // new need of the API is a deliberate line here rather than a reach into a
 // subsystem's internals. Nothing inside engine/ imports it.
 export { createEngine, EngineError, ModelRejected } from './partition/index.ts';
-export type { CommandOptions, DeployOptions, Engine, EngineOptions, MessageToPublish, PublishOutcome } from './partition/index.ts';
+export type { CaseAction, CommandOptions, DeployOptions, Engine, EngineOptions, MessageToPublish, PublishOutcome, StartedCase } from './partition/index.ts';
 // The engine's part of the configuration, and the helpers the service's configuration is built with.
 export { blankAsUnset, configProblems, engineConfigSchema, mergeOverrides } from './config.ts';
 export type { ConfigOverrides, EngineConfig } from './config.ts';
@@ -30,6 +30,7 @@ export type {
   AccountSummary,
   AgentRow,
   ApiKeyListing,
+  CaseInstanceRecord,
   CaseVersionSummary,
   Charge,
   MailboxRow,

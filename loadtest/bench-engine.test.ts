@@ -9,8 +9,9 @@
 import { Redis } from 'ioredis';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
+import { formatCaseReport } from './bench-engine-cases.ts';
 import { formatMessageReport } from './bench-engine-messages.ts';
-import { formatEngineReport, parseArgs, runEngineBenchmark, runMessages, type EngineBenchOptions } from './bench-engine.ts';
+import { formatEngineReport, parseArgs, runCases, runEngineBenchmark, runMessages, type EngineBenchOptions } from './bench-engine.ts';
 import { checkServices, newScratch, ServicesUnavailable, servicesFromEnv, type Scratch } from './bench-engine-services.ts';
 import { summariseProfile, type CpuProfile } from './cpu-profile-top.ts';
 
@@ -62,6 +63,19 @@ describe.skipIf(!realServices)('bench:engine harness on real Postgres and Redis 
     expect(run.completedInWindow).toBeGreaterThan(0);
     expect(run.verifiedCompleted).toBeGreaterThanOrEqual(run.completedInWindow);
     expect(JSON.parse(formatMessageReport(run).split('\n').at(-1)!)).toEqual({ signal_pi_per_s: expect.any(Number), p99_ms: expect.any(Number) });
+  });
+
+  it('--cases: every case it starts completes after its two tasks, all COMPLETED in Postgres', { timeout: 60_000 }, async () => {
+    const scratch = newScratch();
+    scratches.push(scratch);
+    const run = await runCases(brief, undefined, servicesFromEnv(), scratch);
+    expect(run.completedInWindow).toBeGreaterThan(0);
+    expect(run.verifiedCompleted).toBeGreaterThanOrEqual(run.completedInWindow);
+    expect(JSON.parse(formatCaseReport(run).split('\n').at(-1)!)).toEqual({
+      case_per_s: expect.any(Number),
+      p99_ms: expect.any(Number),
+      cpu_us_per_case: expect.any(Number),
+    });
   });
 
   it('completes every instance it starts, verifies them in Postgres, and ends with the JSON line', { timeout: 60_000 }, async () => {
@@ -124,6 +138,7 @@ describe('bench:engine pure parts', () => {
     expect(parseArgs([])).not.toHaveProperty('messages');
     expect(parseArgs(['--signals'])).toMatchObject({ signals: true });
     expect(() => parseArgs(['--signals', '--messages'])).toThrow(/pick one/);
+    expect(parseArgs(['--cases'])).toMatchObject({ cases: true });
   });
 
   it('sums self time per function and per file from the sample deltas', () => {

@@ -14,9 +14,14 @@
 // a message → publish → end, bench-engine-messages.ts), with its own table
 // and last line {"message_pi_per_s","p99_ms"}; --signals the same with a
 // signal broadcast instead of a publish (last line {"signal_pi_per_s",
-// "p99_ms"}); --concurrency and --partitions apply to both.
+// "p99_ms"}); --concurrency and --partitions apply to both. --cases runs
+// bench:core's case scenario durably (CMMN: a stage, two human tasks, a
+// milestone; bench-engine-cases.ts), last line
+// {"case_per_s","p99_ms","cpu_us_per_case"}; --concurrency, --partitions
+// and --workers apply to it.
 import { pathToFileURL } from 'node:url';
 import { runBullmq } from './bench-engine-bullmq.ts';
+import { formatCaseReport, runCaseScenario } from './bench-engine-cases.ts';
 import { formatMessageReport, runMessageScenario } from './bench-engine-messages.ts';
 import { DEFAULT_ORCA_SETTINGS, runOrcaEngine } from './bench-engine-orca.ts';
 import type { BullmqRun, LatencySummary, OrcaRun, OrcaSettings } from './bench-engine-run.ts';
@@ -40,6 +45,8 @@ export interface EngineBenchOptions {
   messages?: boolean;
   /** The signal-broadcast scenario instead (extension). */
   signals?: boolean;
+  /** The case scenario (CMMN) instead. */
+  cases?: boolean;
 }
 
 export interface EngineBenchResult {
@@ -56,7 +63,7 @@ export interface EngineResultLine {
   p99_ms: number;
 }
 
-const USAGE = 'Usage: bench-engine [--seconds=N] [--warmup=N] [--partitions=N] [--concurrency=N] [--workers=N] [--messages | --signals]';
+const USAGE = 'Usage: bench-engine [--seconds=N] [--warmup=N] [--partitions=N] [--concurrency=N] [--workers=N] [--messages | --signals | --cases]';
 
 export function parseArgs(argv: string[]): EngineBenchOptions {
   let seconds = 10;
@@ -64,12 +71,14 @@ export function parseArgs(argv: string[]): EngineBenchOptions {
   const settings: OrcaSettings = { ...DEFAULT_ORCA_SETTINGS };
   let messages = false;
   let signals = false;
+  let cases = false;
   const whole = (value: number) => Number.isInteger(value) && value >= 1;
   for (const arg of argv) {
     const [flag, text] = arg.split('=', 2);
     const value = text === undefined || text === '' ? Number.NaN : Number(text);
     if (arg === '--messages') messages = true;
     else if (arg === '--signals') signals = true;
+    else if (arg === '--cases') cases = true;
     else if (flag === '--seconds' && value > 0) seconds = value;
     else if (flag === '--warmup' && value >= 0) warmupSeconds = value;
     else if (flag === '--partitions' && whole(value) && value <= 256) settings.partitions = value;
@@ -77,8 +86,15 @@ export function parseArgs(argv: string[]): EngineBenchOptions {
     else if (flag === '--workers' && whole(value)) settings.workers = value;
     else throw new Error(`Unknown or malformed argument '${arg}'. ${USAGE}`);
   }
-  if (messages && signals) throw new Error(`--messages and --signals are two scenarios; pick one. ${USAGE}`);
-  return { seconds, warmupSeconds: warmupSeconds ?? Math.min(2, seconds / 4), settings, ...(messages ? { messages } : {}), ...(signals ? { signals } : {}) };
+  if ([messages, signals, cases].filter(Boolean).length > 1) throw new Error(`--messages, --signals and --cases are three scenarios; pick one. ${USAGE}`);
+  return {
+    seconds,
+    warmupSeconds: warmupSeconds ?? Math.min(2, seconds / 4),
+    settings,
+    ...(messages ? { messages } : {}),
+    ...(signals ? { signals } : {}),
+    ...(cases ? { cases } : {}),
+  };
 }
 
 export interface RunContext {
@@ -127,6 +143,25 @@ export async function runMessages(options: EngineBenchOptions, signal?: AbortSig
   }
 }
 
+/** The case scenario (CMMN), on its own scratch schema and prefixes (removed afterwards, also on failure). */
+export async function runCases(options: EngineBenchOptions, signal?: AbortSignal, services = servicesFromEnv(), scratch = newScratch()) {
+  await checkServices(services);
+  try {
+    return await runCaseScenario({
+      services,
+      scratch,
+      seconds: options.seconds,
+      warmupSeconds: options.warmupSeconds,
+      partitions: options.settings.partitions,
+      concurrency: options.settings.concurrency,
+      workers: options.settings.workers,
+      signal,
+    });
+  } finally {
+    await removeScratch(services, scratch).catch((err: unknown) => console.error(`bench:engine: ${messageOf(err)}`));
+  }
+}
+
 export function resultLine(result: EngineBenchResult): EngineResultLine {
   return {
     orca_pi_per_s: Math.round(result.orca.perSecond),
@@ -169,6 +204,10 @@ async function main(): Promise<void> {
   process.once('SIGINT', () => controller.abort());
   if (options.messages || options.signals) {
     console.log(formatMessageReport(await runMessages(options, controller.signal)));
+    return;
+  }
+  if (options.cases) {
+    console.log(formatCaseReport(await runCases(options, controller.signal)));
     return;
   }
   console.log(formatEngineReport(await runEngineBenchmark(options, { signal: controller.signal })));

@@ -8,6 +8,7 @@ import { z } from 'zod';
 import type { IncidentRecord, InstanceSummary } from '../../engine/index.ts';
 import type { ApiContext } from '../context.ts';
 import { ApiError } from '../problem.ts';
+import { caseDetail, caseSummary } from '../services/case-instances.ts';
 import { incidentView, instanceSummary } from '../services/instances.ts';
 import { idSchema } from '../services/ids.ts';
 import { keySchema } from '../services/keys.ts';
@@ -42,6 +43,12 @@ const tasksArgs = z.object({
 const instancesArgs = z.object({
   state: z.enum(['ACTIVE', 'COMPLETED', 'TERMINATED', 'INCIDENT']).nullish(),
   bpmnProcessId: idSchema.nullish(),
+  limit,
+  cursor,
+});
+const caseInstancesArgs = z.object({
+  state: z.enum(['ACTIVE', 'COMPLETED', 'TERMINATED', 'INCIDENT']).nullish(),
+  caseDefinitionId: idSchema.nullish(),
   limit,
   cursor,
 });
@@ -119,6 +126,25 @@ export const resolvers = {
       });
       return { items: page.items.map(incidentView), nextCursor: page.nextCursor };
     }),
+
+    caseInstances: resolver(async (_parent: unknown, args: unknown, ctx, account) => {
+      const a = parseArgs(caseInstancesArgs, args);
+      const page = await ctx.api.engine.store.caseInstances.listCaseInstances(account, {
+        state: orUndefined(a.state),
+        caseDefinitionId: orUndefined(a.caseDefinitionId),
+        limit: orUndefined(a.limit),
+        cursor: orUndefined(a.cursor),
+      });
+      // A list item's plan items are read from the same row: the document is in it.
+      return { items: page.items.map(caseDetail), nextCursor: page.nextCursor };
+    }),
+
+    caseInstance: resolver(async (_parent: unknown, args: unknown, ctx, account) => {
+      const { key: caseKey } = parseArgs(z.object({ key }), args);
+      const row = await ctx.api.engine.store.caseInstances.getCaseInstance(account, caseKey);
+      if (row === null) throw new ApiError('NOT_FOUND', `Case instance '${caseKey}' not found.`);
+      return caseDetail(row);
+    }),
   },
 
   Mutation: {
@@ -142,6 +168,13 @@ export const resolvers = {
     }),
     tasks: resolver(async (instance: InstanceView, _args: unknown, ctx, account) => {
       const page = await listTasks(ctx.api, account, { processInstanceKey: instance.processInstanceKey, limit: 1000 });
+      return page.items;
+    }),
+  },
+
+  CaseInstance: {
+    tasks: resolver(async (instance: ReturnType<typeof caseSummary>, _args: unknown, ctx, account) => {
+      const page = await listTasks(ctx.api, account, { processInstanceKey: instance.caseInstanceKey, limit: 1000 });
       return page.items;
     }),
   },

@@ -39,9 +39,49 @@ export const typeDefs = /* GraphQL */ `
     customHeaders: JSON!
     "ISO 8601."
     createdAt: String!
-    "The variables the task sees (its scope chain)."
+    "The variables the task sees (its scope chain; a case's case file)."
     variables: JSON
     processInstance: ProcessInstance
+    "A human task of a case (CMMN): its case instance, which processInstanceKey holds as well; null on a process task."
+    caseInstanceKey: ID
+  }
+
+  "A CMMN case instance."
+  type CaseInstance {
+    caseInstanceKey: ID!
+    caseDefinitionId: String!
+    version: Int!
+    state: ProcessInstanceState!
+    "The case file."
+    variables: JSON!
+    parentKey: ID
+    createdAt: String!
+    updatedAt: String!
+    endedAt: String
+    "Every plan item instance, ended ones included, in creation order."
+    planItems: [PlanItem!]!
+    "Its open human tasks (up to 1,000)."
+    tasks: [Task!]!
+  }
+
+  "A plan item instance of a case, in CMMN 1.1's lifecycle (AVAILABLE, ENABLED, DISABLED, ACTIVE, COMPLETED, TERMINATED, FAILED)."
+  type PlanItem {
+    planItemKey: ID!
+    planItemId: String!
+    definitionId: String!
+    type: String!
+    state: String!
+    stageKey: ID
+    jobKey: ID
+    childInstanceKey: ID
+    incidentKey: ID
+    createdAt: String!
+    endedAt: String
+  }
+
+  type CaseInstancePage {
+    items: [CaseInstance!]!
+    nextCursor: String
   }
 
   type ProcessInstance {
@@ -107,6 +147,10 @@ export const typeDefs = /* GraphQL */ `
     processInstance(key: ID!): ProcessInstance
     "Incidents in key order. limit 1..1000, default 50."
     incidents(state: IncidentState, processInstanceKey: ID, limit: Int, cursor: String): IncidentPage!
+    "Case instances (CMMN), newest first (by start). limit 1..1000, default 50."
+    caseInstances(state: ProcessInstanceState, caseDefinitionId: String, limit: Int, cursor: String): CaseInstancePage!
+    "One case instance with its plan items; a NOT_FOUND error when there is none."
+    caseInstance(key: ID!): CaseInstance
   }
 
   type Mutation {

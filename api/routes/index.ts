@@ -7,6 +7,7 @@ import { register as accountKeys } from './account-keys.ts';
 import { register as adminCredits } from './admin-credits.ts';
 import { register as auth } from './auth.ts';
 import { register as caseDefinitions } from './case-definitions.ts';
+import { register as caseInstances } from './case-instances.ts';
 import { register as completedTasks } from './completed-tasks.ts';
 import { register as dashboard } from './dashboard.ts';
 import { register as decisions } from './decisions.ts';
@@ -50,6 +51,7 @@ export const routeFamilies: RegisterRoutes[] = [
   completedTasks,
   decisions,
   caseDefinitions,
+  caseInstances,
   mailbox,
   webhooks,
   platform,

@@ -28,6 +28,10 @@ export const taskSchema = z.object({
   customHeaders: z.record(z.string(), z.string()),
   createdAt: z.string(),
   variables: z.record(z.string(), z.unknown()).optional(),
+  caseInstanceKey: z
+    .string()
+    .optional()
+    .describe('A human task of a case (CMMN): its case instance, which processInstanceKey holds as well. Absent on a process task.'),
 });
 
 const idParams = z.object({ id: keySchema });

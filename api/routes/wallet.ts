@@ -12,7 +12,7 @@ const entrySchema = z.object({
   id: z.string(),
   amount: z.number().int().describe('Negative for a charge, positive for a refund or grant.'),
   balanceAfter: z.number().int(),
-  reason: z.string().describe('What moved the credits: process-instance-start, task-completion, refund: …, grant: …, opening balance.'),
+  reason: z.string().describe('What moved the credits: process-instance-start, case-instance-start, task-completion, refund: …, grant: …, opening balance.'),
   reference: z.string().nullable().describe('The object it paid for (a process id, a task key), or null.'),
   createdAt: z.string(),
 });

@@ -38,6 +38,8 @@ export interface Idempotency {
  */
 export const scopedKey = {
   start: (key: string) => `start:${key}`,
+  caseStart: (key: string) => `case-start:${key}`,
+  caseCommand: (caseInstanceKey: string, key: string) => `case:${caseInstanceKey}:${key}`,
   job: (jobKey: string, key: string) => `job:${jobKey}:${key}`,
   deploy: (key: string) => `deploy:${key}`,
   signal: (key: string) => `signal:${key}`,

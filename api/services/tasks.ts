@@ -49,8 +49,10 @@ export interface TaskView extends TaskIdentity {
   /** CREATED: waiting for a person; FAILED: its job ran out of retries (the instance is in INCIDENT). */
   state: TaskState;
   customHeaders: Record<string, string>;
-  /** The variables the task sees (its scope chain); on single reads only. */
+  /** The variables the task sees (its scope chain; a case's case file); on single reads only. */
   variables?: Variables;
+  /** A case's human task (CMMN): its case instance, which processInstanceKey holds as well. Absent on a process's task. */
+  caseInstanceKey?: string;
 }
 
 export interface TaskListFilter {
@@ -72,6 +74,17 @@ export function taskView(task: TaskRecord, variables?: Variables): TaskView {
   };
 }
 
+/** Marks the tasks that belong to a case (their instance key is a case's): one indexed read for them all. */
+async function withCases(ctx: ApiContext, account: string, views: TaskView[]): Promise<TaskView[]> {
+  if (views.length === 0) return views;
+  const cases = await ctx.engine.store.caseInstances.caseKeys(
+    account,
+    views.map((v) => v.processInstanceKey),
+  );
+  if (cases.size === 0) return views;
+  return views.map((v) => (cases.has(v.processInstanceKey) ? { ...v, caseInstanceKey: v.processInstanceKey } : v));
+}
+
 function notFound(taskKey: string): ApiError {
   return new ApiError('NOT_FOUND', `Task '${taskKey}' not found: it was completed or cancelled, or never existed.`);
 }
@@ -88,7 +101,14 @@ export async function listTasks(ctx: ApiContext, account: string, filter: TaskLi
       cursor: filter.cursor,
     }),
   );
-  return { items: page.items.map((t) => taskView(t)), nextCursor: page.nextCursor };
+  return {
+    items: await withCases(
+      ctx,
+      account,
+      page.items.map((t) => taskView(t)),
+    ),
+    nextCursor: page.nextCursor,
+  };
 }
 
 /** The task with the variables it sees; 404 when the account has no such task. */
@@ -96,8 +116,11 @@ export async function getTask(ctx: ApiContext, account: string, taskKey: string)
   const task = await ctx.engine.store.tasks.getTask(account, taskKey);
   if (task === null) throw notFound(taskKey);
   const instance = await ctx.engine.store.instances.getInstance(account, task.instanceKey);
-  const variables = instance === null ? {} : visibleVariables(instance.document, task.elementInstanceKey);
-  return taskView(task, { ...variables });
+  if (instance !== null) return taskView(task, { ...visibleVariables(instance.document, task.elementInstanceKey) });
+  // A case's human task sees the case file.
+  const caseInstance = await ctx.engine.store.caseInstances.getCaseInstance(account, task.instanceKey);
+  if (caseInstance === null) return taskView(task, {});
+  return { ...taskView(task, { ...caseInstance.variables }), caseInstanceKey: caseInstance.key };
 }
 
 /** Takes the task for `assignee`; 409 when someone else holds it (claiming one's own task again is fine). */
@@ -109,14 +132,14 @@ export async function claimTask(ctx: ApiContext, account: string, taskKey: strin
       assignee: outcome.task.assignee,
     });
   }
-  return taskView(outcome.task);
+  return (await withCases(ctx, account, [taskView(outcome.task)]))[0];
 }
 
 /** Gives the task to `assignee` whoever held it; null takes it back to the pool. */
 export async function assignTask(ctx: ApiContext, account: string, taskKey: string, assignee: string | null): Promise<TaskView> {
   const task = await ctx.engine.store.tasks.assignTask(account, taskKey, assignee);
   if (task === null) throw notFound(taskKey);
-  return taskView(task);
+  return (await withCases(ctx, account, [taskView(task)]))[0];
 }
 
 /**

@@ -310,6 +310,75 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/v1/case-instances': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** List case instances, newest first, filtered by state or case definition. (Orca's design: SPEC.md does not show the case routes.) */
+    get: operations['getCaseInstances'];
+    put?: never;
+    /** Start a case instance of the latest version of a deployed case definition. Costs 1 credit, refunded when the start is refused or unanswered. (Orca's design: SPEC.md does not show the case routes.) */
+    post: operations['postCaseInstances'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/case-instances/{key}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** One case instance: state, case file, every plan item instance with its state and times, incidents. (Orca's design: SPEC.md does not show the case routes.) */
+    get: operations['getCaseInstancesByKey'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/case-instances/{key}/cancel': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Cancel a live case (ACTIVE or INCIDENT): every plan item terminates, its tasks and timers are withdrawn, its child processes cancelled; it becomes TERMINATED. (Orca's design: SPEC.md does not show the case routes.) */
+    post: operations['postCaseInstancesByKeyCancel'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/case-instances/{key}/plan-items/{planItemKey}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Act on a plan item instance of an ACTIVE case: start, trigger, complete, terminate, disable or enable it. An unknown plan item is a 404; one not in a state the action applies to (or of the wrong kind) a 409, and nothing changes. (Orca's design: SPEC.md does not show the case routes.) */
+    post: operations['postCaseInstancesByKeyPlanItemsByPlanItemKey'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/v1/completed-tasks': {
     parameters: {
       query?: never;
@@ -2583,6 +2652,476 @@ export interface operations {
       };
       /** @description Not found (or not yours). */
       404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Rate limited; retry after `Retry-After` seconds. */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying. */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  getCaseInstances: {
+    parameters: {
+      query?: {
+        /** @description The nextCursor of the previous page. */
+        cursor?: string;
+        'filter.caseDefinitionId'?: string;
+        'filter.state'?: 'ACTIVE' | 'COMPLETED' | 'TERMINATED' | 'INCIDENT';
+        /** @description Items per page, 1..1000 (default 50). */
+        limit?: number;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            items: {
+              caseDefinitionId: string;
+              caseInstanceKey: string;
+              createdAt: string;
+              endedAt: string | null;
+              /** @description The case that started it by a case task; null for a case started over the API. */
+              parentKey: string | null;
+              /** @enum {string} */
+              state: 'ACTIVE' | 'COMPLETED' | 'TERMINATED' | 'INCIDENT';
+              updatedAt: string;
+              /** @description The case file. */
+              variables: {
+                [key: string]: unknown;
+              };
+              version: number;
+            }[];
+            nextCursor: string | null;
+          };
+        };
+      };
+      /** @description Invalid input; `errors` lists each failing field. Every string refuses NUL and lone UTF-16 surrogates; variables nest at most 64 levels; ids are at most 255 characters (the limits: docs/api.md). */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Missing, unknown, retired or expired credential; `WWW-Authenticate` names the ways to send one. */
+      401: {
+        headers: {
+          /** @description The ways to authenticate (RFC 9110 §11.6.1), e.g. `Bearer realm="orca", ApiKey realm="orca", header="X-API-Key"`. */
+          'WWW-Authenticate'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Rate limited; retry after `Retry-After` seconds. */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying. */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  postCaseInstances: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Extension: a key of your choosing (e.g. a UUID) that makes a retry safe. The same key with the same request answers the first result, status and body, for at least the command retention (24 hours by default) and changes nothing again (nor charges again); the same key with a different request is a 409 `IDEMPOTENCY_KEY_REUSED`. Keys belong to the account: starts share one space, deploys another, each job (or task) has its own; a mailbox message's key belongs to the sending agent and lasts as long as the message. 1 to 255 printable ASCII characters (400 otherwise). */
+        'Idempotency-Key'?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /** @description The id of a deployed case definition; its latest version starts. */
+          caseDefinitionId: string;
+          /** @description The case file: the case variables. */
+          variables?: {
+            [key: string]: unknown;
+          };
+        };
+      };
+    };
+    responses: {
+      /** @description Success. */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            caseDefinitionId: string;
+            caseInstanceKey: string;
+            state: string;
+            version: number;
+          };
+        };
+      };
+      /** @description Invalid input; `errors` lists each failing field. Every string refuses NUL and lone UTF-16 surrogates; variables nest at most 64 levels; ids are at most 255 characters (the limits: docs/api.md). */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Missing, unknown, retired or expired credential; `WWW-Authenticate` names the ways to send one. */
+      401: {
+        headers: {
+          /** @description The ways to authenticate (RFC 9110 §11.6.1), e.g. `Bearer realm="orca", ApiKey realm="orca", header="X-API-Key"`. */
+          'WWW-Authenticate'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Out of credits; nothing was done. */
+      402: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Not found (or not yours). */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Wrong state for this action. Extension: or `IDEMPOTENCY_KEY_REUSED`, the Idempotency-Key was used before for a different request (nothing was done). */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Request body too large. */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Rate limited; retry after `Retry-After` seconds. */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying. */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Temporarily unavailable (backpressure or a dependency down); retry after `Retry-After` seconds. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying. */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  getCaseInstancesByKey: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        key: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            caseDefinitionId: string;
+            caseInstanceKey: string;
+            createdAt: string;
+            endedAt: string | null;
+            incidents: {
+              createdAt: string;
+              elementId: string;
+              elementInstanceKey: string;
+              key: string;
+              message: string;
+              type: string;
+            }[];
+            /** @description The case that started it by a case task; null for a case started over the API. */
+            parentKey: string | null;
+            /** @description Every plan item instance, ended ones included, in creation order. */
+            planItems: {
+              /** @description A blocking process or case task: the instance it waits for. */
+              childInstanceKey: string | null;
+              createdAt: string;
+              definitionId: string;
+              endedAt: string | null;
+              incidentKey: string | null;
+              /** @description A human task (or blocking generic task): its task in the task routes. */
+              jobKey: string | null;
+              /** @description The plan item id in the model; the case plan model has the case instance key. */
+              planItemId: string;
+              /** @description The plan item instance: what the plan item actions address. */
+              planItemKey: string;
+              /** @description The stage instance holding it; null for the case plan model. */
+              stageKey: string | null;
+              /**
+               * @description CMMN 1.1 lifecycle; a milestone or event listener that occurred is COMPLETED.
+               * @enum {string}
+               */
+              state: 'AVAILABLE' | 'ENABLED' | 'DISABLED' | 'ACTIVE' | 'COMPLETED' | 'TERMINATED' | 'FAILED';
+              /** @enum {string} */
+              type: 'stage' | 'humanTask' | 'processTask' | 'caseTask' | 'task' | 'milestone' | 'userEventListener' | 'timerEventListener';
+            }[];
+            /** @enum {string} */
+            state: 'ACTIVE' | 'COMPLETED' | 'TERMINATED' | 'INCIDENT';
+            updatedAt: string;
+            /** @description The case file. */
+            variables: {
+              [key: string]: unknown;
+            };
+            version: number;
+          };
+        };
+      };
+      /** @description Invalid input; `errors` lists each failing field. Every string refuses NUL and lone UTF-16 surrogates; variables nest at most 64 levels; ids are at most 255 characters (the limits: docs/api.md). */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Missing, unknown, retired or expired credential; `WWW-Authenticate` names the ways to send one. */
+      401: {
+        headers: {
+          /** @description The ways to authenticate (RFC 9110 §11.6.1), e.g. `Bearer realm="orca", ApiKey realm="orca", header="X-API-Key"`. */
+          'WWW-Authenticate'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Not found (or not yours). */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Rate limited; retry after `Retry-After` seconds. */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying. */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  postCaseInstancesByKeyCancel: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Extension: a key of your choosing (e.g. a UUID) that makes a retry safe. The same key with the same request answers the first result, status and body, for at least the command retention (24 hours by default) and changes nothing again (nor charges again); the same key with a different request is a 409 `IDEMPOTENCY_KEY_REUSED`. Keys belong to the account: starts share one space, deploys another, each job (or task) has its own; a mailbox message's key belongs to the sending agent and lasts as long as the message. 1 to 255 printable ASCII characters (400 otherwise). */
+        'Idempotency-Key'?: string;
+      };
+      path: {
+        key: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Cancelled. */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Invalid input; `errors` lists each failing field. Every string refuses NUL and lone UTF-16 surrogates; variables nest at most 64 levels; ids are at most 255 characters (the limits: docs/api.md). */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Missing, unknown, retired or expired credential; `WWW-Authenticate` names the ways to send one. */
+      401: {
+        headers: {
+          /** @description The ways to authenticate (RFC 9110 §11.6.1), e.g. `Bearer realm="orca", ApiKey realm="orca", header="X-API-Key"`. */
+          'WWW-Authenticate'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Not found (or not yours). */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Wrong state for this action. Extension: or `IDEMPOTENCY_KEY_REUSED`, the Idempotency-Key was used before for a different request (nothing was done). */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Rate limited; retry after `Retry-After` seconds. */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying. */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  postCaseInstancesByKeyPlanItemsByPlanItemKey: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Extension: a key of your choosing (e.g. a UUID) that makes a retry safe. The same key with the same request answers the first result, status and body, for at least the command retention (24 hours by default) and changes nothing again (nor charges again); the same key with a different request is a 409 `IDEMPOTENCY_KEY_REUSED`. Keys belong to the account: starts share one space, deploys another, each job (or task) has its own; a mailbox message's key belongs to the sending agent and lasts as long as the message. 1 to 255 printable ASCII characters (400 otherwise). */
+        'Idempotency-Key'?: string;
+      };
+      path: {
+        key: string;
+        planItemKey: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /**
+           * @description start: an ENABLED item (manual activation); trigger: a user event listener that is AVAILABLE; complete: an ACTIVE item that waits on no task or child (a non-blocking or generic task, a stage without autoComplete); terminate: any live item (and everything inside it); disable / enable: an ENABLED / DISABLED item.
+           * @enum {string}
+           */
+          action: 'start' | 'trigger' | 'complete' | 'terminate' | 'disable' | 'enable';
+          /** @description With complete: merged into the case file. */
+          variables?: {
+            [key: string]: unknown;
+          };
+        };
+      };
+    };
+    responses: {
+      /** @description Applied. */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Invalid input; `errors` lists each failing field. Every string refuses NUL and lone UTF-16 surrogates; variables nest at most 64 levels; ids are at most 255 characters (the limits: docs/api.md). */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Missing, unknown, retired or expired credential; `WWW-Authenticate` names the ways to send one. */
+      401: {
+        headers: {
+          /** @description The ways to authenticate (RFC 9110 §11.6.1), e.g. `Bearer realm="orca", ApiKey realm="orca", header="X-API-Key"`. */
+          'WWW-Authenticate'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Not found (or not yours). */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Wrong state for this action. Extension: or `IDEMPOTENCY_KEY_REUSED`, the Idempotency-Key was used before for a different request (nothing was done). */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Request body too large. */
+      413: {
         headers: {
           [name: string]: unknown;
         };
@@ -5676,6 +6215,8 @@ export interface operations {
             items: {
               assignee: string | null;
               bpmnProcessId: string;
+              /** @description A human task of a case (CMMN): its case instance, which processInstanceKey holds as well. Absent on a process task. */
+              caseInstanceKey?: string;
               createdAt: string;
               customHeaders: {
                 [key: string]: string;
@@ -5748,6 +6289,8 @@ export interface operations {
           'application/json': {
             assignee: string | null;
             bpmnProcessId: string;
+            /** @description A human task of a case (CMMN): its case instance, which processInstanceKey holds as well. Absent on a process task. */
+            caseInstanceKey?: string;
             createdAt: string;
             customHeaders: {
               [key: string]: string;
@@ -5833,6 +6376,8 @@ export interface operations {
           'application/json': {
             assignee: string | null;
             bpmnProcessId: string;
+            /** @description A human task of a case (CMMN): its case instance, which processInstanceKey holds as well. Absent on a process task. */
+            caseInstanceKey?: string;
             createdAt: string;
             customHeaders: {
               [key: string]: string;
@@ -5927,6 +6472,8 @@ export interface operations {
           'application/json': {
             assignee: string | null;
             bpmnProcessId: string;
+            /** @description A human task of a case (CMMN): its case instance, which processInstanceKey holds as well. Absent on a process task. */
+            caseInstanceKey?: string;
             createdAt: string;
             customHeaders: {
               [key: string]: string;
@@ -7108,7 +7655,7 @@ export interface operations {
               balanceAfter: number;
               createdAt: string;
               id: string;
-              /** @description What moved the credits: process-instance-start, task-completion, refund: …, grant: …, opening balance. */
+              /** @description What moved the credits: process-instance-start, case-instance-start, task-completion, refund: …, grant: …, opening balance. */
               reason: string;
               /** @description The object it paid for (a process id, a task key), or null. */
               reference: string | null;

@@ -45,6 +45,10 @@ export type EngineCommand = (
   | { kind: 'broadcastSignal'; account: string; name: string; variables: Variables; maxStarts: number }
   /** Extension: a signal broadcast on its home partition, or thrown by an instance, for this partition's waiting instances. */
   | { kind: 'deliverSignal'; account: string; signalKey: string; name: string; variables: Variables }
+  /** Start a case instance (CMMN) of the latest version of `caseDefinitionId`. */
+  | { kind: 'startCase'; account: string; caseDefinitionId: string; variables: Variables }
+  /** Act on a case instance (CMMN): on one of its plan item instances, or `cancel` the case. */
+  | { kind: 'caseCommand'; account: string; caseInstanceKey: string; action: CaseAction; planItemKey?: string; variables?: Variables }
   /** A new version was deployed: (re)arm its timer start events, withdrawing the previous version's. */
   | { kind: 'scheduleStartTimers'; account: string; bpmnProcessId: string; version: number }
 ) & {
@@ -81,6 +85,16 @@ export interface CommandOrigin {
   request: string;
 }
 
+/** What a client may do to a case: the case runtime's command types it exposes (engine/cmmn/runtime/types.ts). */
+export type CaseAction = 'startPlanItem' | 'occur' | 'completePlanItem' | 'terminatePlanItem' | 'disablePlanItem' | 'reenablePlanItem' | 'cancel';
+
+export interface StartedCase {
+  caseInstanceKey: string;
+  caseDefinitionId: string;
+  version: number;
+  state: string;
+}
+
 export interface StartedInstance {
   processInstanceKey: string;
   bpmnProcessId: string;
@@ -102,7 +116,7 @@ export interface SignalOutcome {
 }
 
 export type CommandReply = (
-  { ok: true; value: StartedInstance | PublishOutcome | SignalOutcome | { done: true } } | { ok: false; code: RejectionCode; message: string }
+  { ok: true; value: StartedInstance | StartedCase | PublishOutcome | SignalOutcome | { done: true } } | { ok: false; code: RejectionCode; message: string }
 ) & {
   /** The origin of the command that was applied, when it carried one (stored with the result). */
   origin?: CommandOrigin;

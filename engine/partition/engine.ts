@@ -14,10 +14,12 @@ import { compileDmn } from '../dmn/index.ts';
 import { NO_METRICS, type EngineGauges, type EngineMetrics } from '../metrics.ts';
 import { inSpan, type Tracer } from '../tracing.ts';
 import { compileBpmn, withInlineScripts } from '../model/index.ts';
-import type { ModelProblem, ModelWarning } from '../model/types.ts';
+import type { ModelWarning } from '../model/types.ts';
+import { ModelRejected } from './model-rejected.ts';
 import { createQueues, type ActivatedJob, type Queues } from '../queue/index.ts';
 import type { Variables } from '../runtime/types.ts';
 import { createStore, openDatabase, StoreUnavailableError, type Database, type Store, type Tx } from '../store/index.ts';
+import { caseClient, type CaseEngine } from './case-client.ts';
 import { commandClient, freshKeys, withTimeout } from './command-client.ts';
 import type { CommandOrigin, EngineCommand, PublishOutcome, SignalOutcome, StartedInstance } from './commands.ts';
 import { publishMessage, type MessageToPublish } from './message-publish.ts';
@@ -55,11 +57,7 @@ export interface EngineOptions {
   tracer?: Tracer;
 }
 
-export class ModelRejected extends EngineError {
-  constructor(readonly problems: ModelProblem[]) {
-    super('INVALID_ARGUMENT', `The model is invalid: ${problems.map((p) => (p.elementId ? `[${p.elementId}] ` : '') + p.message).join(' ')}`);
-  }
-}
+export { ModelRejected };
 
 /**
  * A client's key for a change (the API's Idempotency-Key): within the
@@ -98,7 +96,7 @@ export interface JobError {
   variables?: Variables;
 }
 
-export interface Engine {
+export interface Engine extends CaseEngine {
   readonly store: Store;
   readonly queues: Queues;
   readonly partitions: number;
@@ -327,6 +325,7 @@ function engineApi(parts: {
   }
 
   return {
+    ...caseClient({ sendKeyed, startPartition, partitionOf, maxPending, store }),
     store,
     queues,
     partitions,

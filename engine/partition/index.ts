@@ -4,4 +4,4 @@ export type { MessageToPublish } from './message-publish.ts';
 export { engineConfig, type EngineConfig } from '../config.ts';
 export { EngineError, type EngineErrorCode } from './engine-error.ts';
 export { partitionOfKey } from './keys.ts';
-export type { PublishOutcome, StartedInstance } from './commands.ts';
+export type { CaseAction, PublishOutcome, StartedCase, StartedInstance } from './commands.ts';

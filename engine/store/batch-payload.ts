@@ -9,9 +9,11 @@ import { encodeRecord, type StoredRecord } from './history-records.ts';
 
 export function sealBatch(batch: Batch): SealedBatch {
   const parts = new Map<string, string>();
-  const rows = { i: 0, j: 0, t: 0 };
+  const rows: { i: number; j: number; t: number; ci?: number } = { i: 0, j: 0, t: 0 };
   addBatch(batch, (name, items) => {
     if (name === 'i' || name === 'j' || name === 't') rows[name] = items.length;
+    // Only batches with cases carry their count, so a batch of processes seals as before.
+    if (name === 'ci' && items.length > 0) rows.ci = items.length;
     if (items.length > 0) parts.set(name, JSON.stringify(items).slice(1, -1));
   });
   return { partition: batch.partition, epoch: batch.epoch, parts, rows };
@@ -53,6 +55,15 @@ function addBatch(batch: Batch, put: (name: string, items: unknown[]) => void): 
   put(
     'i',
     lastByKey(batch.instances ?? [], (w) => w.document.key).map(({ account, document, parentKey }) => ({
+      p,
+      a: account,
+      pk: parentKey ?? document.parent?.instanceKey ?? null,
+      d: document,
+    })),
+  );
+  put(
+    'ci',
+    lastByKey(batch.cases ?? [], (w) => w.document.key).map(({ account, document, parentKey }) => ({
       p,
       a: account,
       pk: parentKey ?? document.parent?.instanceKey ?? null,

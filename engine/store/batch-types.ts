@@ -2,6 +2,7 @@
 // commit-batch.ts) and what becomes of it: the write types the leader and
 // runtime-rows.ts build, the sealed form a batch takes before it is sent,
 // and a batch's outcome.
+import type { CaseInstance } from '../cmmn/runtime/types.ts';
 import type { TimerSchedule } from '../timer/index.ts';
 import type { HistoryRecord, ProcessInstance } from '../runtime/types.ts';
 import type { StoredJobState } from './schema.ts';
@@ -12,6 +13,15 @@ export interface InstanceWrite {
   /** The whole runtime document; key, process, version, state, root variables and times are read from it. */
   document: ProcessInstance;
   /** The calling instance; defaults to `document.parent.instanceKey`. */
+  parentKey?: string | null;
+}
+
+/** A case instance (CMMN): its row in case_instances, like InstanceWrite's in instances. */
+export interface CaseWrite {
+  account: string;
+  /** The whole case document; key, case, version, state, case file and times are read from it. */
+  document: CaseInstance;
+  /** The case or process that started it (a case task); defaults to `document.parent.instanceKey`. */
   parentKey?: string | null;
 }
 
@@ -109,6 +119,8 @@ export interface Batch {
   /** The epoch of the caller's lease; the commit is refused unless it is still current. */
   epoch: number;
   instances?: InstanceWrite[];
+  /** Case instances (CMMN); their jobs, timers, incidents and history go in the fields below under the case key. */
+  cases?: CaseWrite[];
   jobsUpsert?: JobWrite[];
   jobsDelete?: string[];
   /** User tasks completed (their jobs are in jobsDelete too). */
@@ -142,7 +154,7 @@ export interface SealedBatch {
   /** Payload field → its rows as JSON, without the enclosing brackets. */
   readonly parts: ReadonlyMap<string, string>;
   /** Rows of the upserted fields: the statement checks that each was written (tenancy) against these. */
-  readonly rows: { readonly i: number; readonly j: number; readonly t: number };
+  readonly rows: { readonly i: number; readonly j: number; readonly t: number; readonly ci?: number };
 }
 
 /** What commitBatches takes: a batch, or one sealed beforehand. */

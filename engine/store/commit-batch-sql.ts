@@ -54,6 +54,10 @@ const REFUSED = 'orca batch refused: ';
  * alternating the two on start and completion batches of one-task; not
  * committed).
  *
+ * Case instances (payload `ci`, CMMN) are upserted like process instances,
+ * into case_instances; their jobs, timers, incidents and history ride in
+ * the same fields as a process instance's, under the case key.
+ *
  * Webhook events (payload `ev`, engine-events.ts) become the outbox's
  * delivery rows in the same way as ENQUEUE_WEBHOOK_EVENTS
  * (webhook-outbox.ts) writes them, behind the fence like every other write:
@@ -73,7 +77,7 @@ export const COMMIT_BATCH: Statement = {
   // The leading comment names the statement for whoever watches the wire (test/faults/postgres-cut).
   text: `/* orca:commit-batch */
 with want as materialized (
-  select x.p, x.e, x.i, x.j, x.t from jsonb_to_recordset($1::jsonb->'f') as x(p int, e int8, i int, j int, t int)
+  select x.p, x.e, x.i, x.j, x.t, coalesce(x.ci, 0) as ci from jsonb_to_recordset($1::jsonb->'f') as x(p int, e int8, i int, j int, t int, ci int)
 ),
 fence as materialized (
   select p.id, p.epoch from partitions p
@@ -89,6 +93,20 @@ inst as (
          timestamptz 'epoch' + (x.d->>'startedAt')::int8 * interval '1 millisecond',
          timestamptz 'epoch' + (x.d->>'endedAt')::int8 * interval '1 millisecond'
   from jsonb_to_recordset($1::jsonb->'i') as x(p int, a text, pk int8, d jsonb)
+  where x.p in (select id from ok)
+  on conflict (key) do update set
+    state = excluded.state, document = excluded.document, variables = excluded.variables,
+    ended_at = excluded.ended_at, updated_at = now()
+  where t.account = excluded.account
+  returning 1
+),
+case_up as (
+  insert into case_instances as t (key, account, partition, case_definition_id, version, state, document, variables, parent_key, created_at, ended_at)
+  select (x.d->>'key')::int8, x.a, x.p, x.d->>'caseDefinitionId', (x.d->>'version')::int, x.d->>'state', x.d,
+         coalesce(x.d->'variables', '{}'::jsonb), x.pk,
+         timestamptz 'epoch' + (x.d->>'startedAt')::int8 * interval '1 millisecond',
+         timestamptz 'epoch' + (x.d->>'endedAt')::int8 * interval '1 millisecond'
+  from jsonb_to_recordset($1::jsonb->'ci') as x(p int, a text, pk int8, d jsonb)
   where x.p in (select id from ok)
   on conflict (key) do update set
     state = excluded.state, document = excluded.document, variables = excluded.variables,
@@ -212,7 +230,9 @@ written as (
          (select count(*) from job_up) as j,
          (select coalesce(sum(w.j), 0) from want w where w.p in (select id from ok)) as nj,
          (select count(*) from timer_up) as t,
-         (select coalesce(sum(w.t), 0) from want w where w.p in (select id from ok)) as nt
+         (select coalesce(sum(w.t), 0) from want w where w.p in (select id from ok)) as nt,
+         (select count(*) from case_up) as ci,
+         (select coalesce(sum(w.ci), 0) from want w where w.p in (select id from ok)) as nci
 )
 select w.p as id,
        f.epoch::text as epoch,
@@ -221,6 +241,7 @@ select w.p as id,
          when c.i <> c.ni then ('orca batch refused: instance key collision with another account (' || c.i || ' of ' || c.ni || ' written)')::int
          when c.j <> c.nj then ('orca batch refused: job key collision with another account (' || c.j || ' of ' || c.nj || ' written)')::int
          when c.t <> c.nt then ('orca batch refused: timer key collision with another account (' || c.t || ' of ' || c.nt || ' written)')::int
+         when c.ci <> c.nci then ('orca batch refused: case instance key collision with another account (' || c.ci || ' of ' || c.nci || ' written)')::int
          else 0
        end as refused
 from want w left join fence f on f.id = w.p cross join written c`,

@@ -24,8 +24,11 @@ export function instanceEndedEvent(account: string, instance: ProcessInstance, r
   });
 }
 
+/** What a task's or incident's event names of its instance; a case (CMMN) gives its key and its case definition id. */
+export type EventSource = Pick<ProcessInstance, 'key' | 'bpmnProcessId'>;
+
 /** incident.created. */
-export function incidentCreatedEvent(account: string, instance: ProcessInstance, incident: Incident): WebhookEvent {
+export function incidentCreatedEvent(account: string, instance: EventSource, incident: Incident): WebhookEvent {
   return event('incident.created', incident.key, account, incident.createdAt, {
     incidentKey: incident.key,
     processInstanceKey: instance.key,
@@ -48,7 +51,7 @@ export function instanceIncidentEvent(account: string, instance: ProcessInstance
 }
 
 /** user_task.created or user_task.completed, from the JOB_CREATED or JOB_COMPLETED record of a user task's job. */
-export function userTaskEvent(account: string, instance: ProcessInstance, record: HistoryRecord): WebhookEvent {
+export function userTaskEvent(account: string, instance: EventSource, record: HistoryRecord): WebhookEvent {
   const type = record.type === 'JOB_CREATED' ? 'user_task.created' : 'user_task.completed';
   return event(type, record.jobKey!, account, record.at, {
     taskId: record.jobKey!,

@@ -10,6 +10,7 @@ import { accountsRepository } from './accounts-repository.ts';
 import { accountSummaryRepository } from './account-summary-repository.ts';
 import { agentsRepository } from './agents-repository.ts';
 import { caseDefinitionsRepository } from './case-definitions-repository.ts';
+import { caseInstancesRepository } from './case-instances-repository.ts';
 import { decisionsRepository } from './decisions-repository.ts';
 import { definitionsRepository } from './definitions-repository.ts';
 import { historyRepository } from './history-repository.ts';
@@ -39,6 +40,7 @@ export function createStore(db: Db, writer: Db = db) {
     definitions: definitionsRepository(db),
     decisions: decisionsRepository(db),
     cases: caseDefinitionsRepository(db),
+    caseInstances: caseInstancesRepository(db),
     instances: instancesRepository(db),
     jobs: jobsRepository(db),
     tasks: tasksRepository(db),
@@ -81,6 +83,7 @@ export type { WriterConnection } from './pg-pool.ts';
 export type { Tx } from './statement.ts';
 export * from './db.ts';
 export * from './case-definitions-repository.ts';
+export * from './case-instances-repository.ts';
 export * from './decisions-repository.ts';
 export * from './definitions-repository.ts';
 export * from './engine-events.ts';

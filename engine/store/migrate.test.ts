@@ -20,6 +20,7 @@ const TABLES = [
   'buffered_messages',
   'case_definition_versions',
   'case_definitions',
+  'case_instances',
   'command_attempts',
   'commands',
   'completed_tasks',

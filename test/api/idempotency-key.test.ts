@@ -262,6 +262,9 @@ describe('the OpenAPI document', () => {
     }
     expect(keyed.sort()).toEqual([
       'POST /api/v1/case-definitions',
+      'POST /api/v1/case-instances',
+      'POST /api/v1/case-instances/{key}/cancel',
+      'POST /api/v1/case-instances/{key}/plan-items/{planItemKey}',
       'POST /api/v1/jobs/{jobKey}/complete',
       'POST /api/v1/jobs/{jobKey}/error',
       'POST /api/v1/jobs/{jobKey}/fail',

@@ -5,6 +5,7 @@
 // and returned; a rejected command leaves it untouched.
 import { valueProblem } from '../../limits.ts';
 import type { RejectionCode, Variables } from '../../runtime/types.ts';
+import { armRetryBackOff, caseActivationTimedOut, holdCaseJob, retryBackOffPassed } from './job-timers.ts';
 import { CaseExecution, LIVE } from './case-execution.ts';
 import { jobOfferOf } from './plan-item-behavior.ts';
 import type { CaseApplyContext, CaseApplyResult, CaseCommand, CaseInstance, PlanItemInstance, PlanItemState } from './types.ts';
@@ -48,6 +49,7 @@ export function applyCase(instance: CaseInstance | null, command: CaseCommand, c
       if (command.variables !== undefined && !isVariables(command.variables)) return BAD_VARIABLES;
       return run(instance, ctx, (exec) => {
         const pi = instance.planItems[job.elementInstanceKey];
+        exec.dropJobTimers(job);
         delete instance.jobs[job.key];
         pi.jobKey = undefined;
         exec.record('JOB_COMPLETED', {
@@ -62,6 +64,15 @@ export function applyCase(instance: CaseInstance | null, command: CaseCommand, c
     }
     case 'failJob':
       return failJob(instance, command, ctx);
+    case 'holdJob': {
+      const job = instance.jobs[command.jobKey];
+      if (job === undefined) return reject('NOT_FOUND', `Job '${command.jobKey}' not found: it was completed or cancelled, or never existed.`);
+      if (job.state === 'FAILED') return reject('INVALID_STATE', `Job '${command.jobKey}' failed with no retries left.`);
+      if (!(Number.isInteger(command.timeout) && command.timeout > 0)) {
+        return reject('INVALID_ARGUMENT', `timeout must be a whole number of milliseconds above 0, not ${String(command.timeout)}.`);
+      }
+      return run(instance, ctx, (exec) => holdCaseJob(exec, job, command.worker, command.timeout));
+    }
     case 'startPlanItem':
       return withItem(instance, command.planItemKey, ['ENABLED'], 'started', ctx, (exec, pi) => exec.start(pi, exec.itemOf(pi), 'manualStart'));
     case 'disablePlanItem':
@@ -104,6 +115,8 @@ export function applyCase(instance: CaseInstance | null, command: CaseCommand, c
       const timer = instance.timers[command.timerKey];
       if (timer === undefined) return reject('NOT_FOUND', `Timer '${command.timerKey}' not found: it already fired or was cancelled.`);
       if (ctx.now() < timer.dueAt) return reject('INVALID_STATE', `Timer '${command.timerKey}' is not due until ${new Date(timer.dueAt).toISOString()}.`);
+      if (timer.activationTimeout) return run(instance, ctx, (exec) => caseActivationTimedOut(exec, timer));
+      if (timer.jobKey !== undefined) return run(instance, ctx, (exec) => retryBackOffPassed(exec, timer));
       return run(instance, ctx, (exec) => {
         delete instance.timers[timer.key];
         const pi = instance.planItems[timer.ownerKey];
@@ -159,6 +172,8 @@ function failJob(instance: CaseInstance, command: Extract<CaseCommand, { type: '
     return reject('INVALID_ARGUMENT', `retries must be a whole number of at least 0, not ${String(command.retries)}.`);
   }
   return run(instance, ctx, (exec) => {
+    // The worker gave the job back: its activation deadline goes.
+    exec.dropJobTimers(job);
     job.retries = command.retries;
     job.errorMessage = command.errorMessage;
     exec.record('JOB_FAILED', {
@@ -167,10 +182,13 @@ function failJob(instance: CaseInstance, command: Extract<CaseCommand, { type: '
       jobKey: job.key,
       detail: { retries: job.retries, errorMessage: job.errorMessage },
     });
+    if (command.retries > 0 && command.retryBackOff !== undefined && command.retryBackOff > 0) return armRetryBackOff(exec, job, command.retryBackOff);
     if (command.retries > 0) return exec.effect({ type: 'enqueueJob', job: jobOfferOf(instance, job) });
     job.state = 'FAILED';
     const pi = instance.planItems[job.elementInstanceKey];
     exec.incident(pi, 'JOB_NO_RETRIES', command.errorMessage ? `No more retries left: ${command.errorMessage}` : 'No more retries left.');
+    // The incident names its job, as a process's does: whoever stores the case keeps the job, FAILED, while it is open.
+    instance.incidents[pi.incidentKey!].jobKey = job.key;
   });
 }
 

@@ -4,7 +4,7 @@
 // stage completion (CMMN 1.1, Stage autoComplete). Deterministic: the clock and keys come from the
 // context. A step budget stops a cycle of sentries that would fire forever,
 // with an incident naming the element instead of a hang.
-import type { HistoryRecord, IncidentType, RecordType } from '../../runtime/types.ts';
+import type { HistoryRecord, IncidentType, Job, RecordType } from '../../runtime/types.ts';
 import type { PlanItem, StandardEvent } from '../types.ts';
 import { evaluateRule } from './conditions.ts';
 import { activate, begin, terminateWork } from './plan-item-behavior.ts';
@@ -178,9 +178,16 @@ export class CaseExecution {
   cancelJob(jobKey: string): void {
     const job = this.instance.jobs[jobKey];
     if (job === undefined) return;
+    this.dropJobTimers(job);
     delete this.instance.jobs[jobKey];
     this.record('JOB_CANCELED', { elementId: job.elementId, elementInstanceKey: job.elementInstanceKey, jobKey });
     this.effect({ type: 'cancelJob', jobKey, jobType: job.type });
+  }
+
+  /** A job was completed, failed, withdrawn or held anew: its activation deadline and retry back-off go. */
+  dropJobTimers(job: Job): void {
+    for (const timer of Object.values(this.instance.timers)) if (timer.jobKey === job.key) this.cancelTimer(timer.key);
+    job.held = undefined;
   }
 
   cancelTimer(timerKey: string): void {

@@ -39,6 +39,9 @@ export interface CaseTimer {
   dueAt: number;
   schedule: TimerSchedule;
   firedCount: number;
+  /** A job's timer (extensions): an activation timeout's deadline (with activationTimeout), else its retry back-off. */
+  jobKey?: string;
+  activationTimeout?: true;
 }
 
 export interface CaseInstance {
@@ -70,7 +73,10 @@ export type CaseCommand =
       depth?: number;
     }
   | { type: 'completeJob'; jobKey: string; variables?: Variables }
-  | { type: 'failJob'; jobKey: string; retries: number; errorMessage?: string }
+  /** `retryBackOff` (ms, extension): offer the job again after it instead of at once. */
+  | { type: 'failJob'; jobKey: string; retries: number; errorMessage?: string; retryBackOff?: number }
+  /** A worker activated the job with a timeout (extension, ms): it holds it until then. */
+  | { type: 'holdJob'; jobKey: string; worker: string; timeout: number }
   /** Start an ENABLED plan item (manual activation). */
   | { type: 'startPlanItem'; planItemKey: string }
   | { type: 'disablePlanItem'; planItemKey: string }

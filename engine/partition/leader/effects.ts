@@ -183,12 +183,24 @@ export class Effects {
     const fresh = new Set(work.push.map((j) => j.key));
     for (const [instanceKey, account] of work.changed) {
       const instance = this.hot.get(instanceKey)?.instance;
-      if (instance === undefined) continue;
+      if (instance === undefined) {
+        this.caseJobVariables(instanceKey, account, fresh, out);
+        continue;
+      }
       for (const job of Object.values(instance.jobs)) {
         if (job.state !== 'ACTIVATABLE' || fresh.has(job.key)) continue;
         out.push({ account, jobKey: job.key, variables: { ...visibleVariables(instance, job.elementInstanceKey) } });
       }
     }
     return out;
+  }
+
+  /** A case's waiting jobs see its case file (its one scope). */
+  private caseJobVariables(caseKey: string, account: string, fresh: Set<string>, out: { account: string; jobKey: string; variables: Variables }[]): void {
+    const instance = this.hot.getCase(caseKey)?.instance;
+    if (instance === undefined) return;
+    for (const job of Object.values(instance.jobs)) {
+      if (job.state === 'ACTIVATABLE' && !fresh.has(job.key)) out.push({ account, jobKey: job.key, variables: { ...instance.variables } });
+    }
   }
 }

@@ -10,9 +10,10 @@
 import { apply } from '../../runtime/apply.ts';
 import type { Command, Variables } from '../../runtime/types.ts';
 import { instanceVariablesProblem } from '../../limits.ts';
-import type { CommandReply, EngineCommand } from '../commands.ts';
+import { isJobCommand, type CommandReply, type EngineCommand } from '../commands.ts';
 import type { ModelCache } from '../model-cache.ts';
 import type { BatchWork } from './batch-work.ts';
+import type { CaseCommands } from './cases.ts';
 import type { Contexts, Prepared } from './context.ts';
 import type { Applied, Effects } from './effects.ts';
 import type { Hot, HotInstances } from './hot-instances.ts';
@@ -35,6 +36,7 @@ export class Executor {
     private readonly startTimers: StartTimers,
     private readonly messages: MessageCommands,
     private readonly signals: SignalCommands,
+    private readonly cases: CaseCommands,
   ) {}
 
   /** Applies a command to the batch; a promise only when something had to be loaded first. */
@@ -42,6 +44,9 @@ export class Executor {
     if (command.kind === 'scheduleStartTimers') return this.startTimers.schedule(command.account, command.bpmnProcessId, command.version, work);
     if (command.kind === 'publishMessage' || command.kind === 'deliverMessage') return this.messages.execute(command, work, this);
     if (command.kind === 'broadcastSignal' || command.kind === 'deliverSignal') return this.signals.execute(command, work, this);
+    if (command.kind === 'startCase' || command.kind === 'caseCommand' || (isJobCommand(command) && this.cases.ownsJob(command.jobKey))) {
+      return this.cases.execute(command, work);
+    }
     const prepared = this.prepare(command);
     return prepared instanceof Promise ? prepared.then((ready) => this.applyPrepared(command, ready, work)) : this.applyPrepared(command, prepared, work);
   }

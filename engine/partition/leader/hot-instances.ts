@@ -6,7 +6,11 @@
 // ended it is published (publish.ts), and wholesale after any failure.
 // For the jobs this leader created itself it also knows every keyed
 // command applied to them, so a client's keyed completion of such a job
-// needs no command-log lookup (results.ts).
+// needs no command-log lookup (results.ts). Case instances (CMMN) are kept
+// beside the process instances, all of them while they are live (recovery
+// loads them; a case is never read on demand), their jobs in the same owner
+// map: a job command finds its case the way it finds its process instance.
+import type { CaseInstance } from '../../cmmn/runtime/types.ts';
 import type { ProcessInstance } from '../../runtime/types.ts';
 import type { Store } from '../../store/index.ts';
 
@@ -16,10 +20,17 @@ export interface Hot {
   parentKey: string | null;
 }
 
+export interface HotCase {
+  account: string;
+  instance: CaseInstance;
+  parentKey: string | null;
+}
+
 const NONE: readonly string[] = [];
 
 export class HotInstances {
   private readonly hot = new Map<string, Hot>();
+  private readonly cases = new Map<string, HotCase>();
   private readonly jobOwners = new Map<string, string>();
   /**
    * The keyed commands applied to each job this leader created (usually
@@ -32,6 +43,22 @@ export class HotInstances {
 
   get(instanceKey: string): Hot | undefined {
     return this.hot.get(instanceKey);
+  }
+
+  /** The live case instance `key`, if it is one of this partition's (they are all in memory). */
+  getCase(key: string): HotCase | undefined {
+    return this.cases.get(key);
+  }
+
+  /** Keeps a live case loaded at recovery, with its jobs. */
+  rememberCase(account: string, instance: CaseInstance, parentKey: string | null): void {
+    this.keepCase(account, instance, parentKey);
+    for (const jobKey of Object.keys(instance.jobs)) this.jobOwners.set(jobKey, instance.key);
+  }
+
+  /** Keeps a case a batch applied a command to (its new jobs are owned one by one, ownJob). */
+  keepCase(account: string, instance: CaseInstance, parentKey: string | null): void {
+    if (!this.cases.has(instance.key)) this.cases.set(instance.key, { account, instance, parentKey });
   }
 
   /** The instance owning `jobKey`, if it is in memory. */
@@ -87,10 +114,11 @@ export class HotInstances {
   }
 
   forget(instanceKey: string): void {
-    const hot = this.hot.get(instanceKey);
+    const hot = this.hot.get(instanceKey) ?? this.cases.get(instanceKey);
     if (hot === undefined) return;
     for (const jobKey of Object.keys(hot.instance.jobs)) this.dropJob(jobKey);
     this.hot.delete(instanceKey);
+    this.cases.delete(instanceKey);
   }
 
   /** Visits every instance in memory. */
@@ -100,6 +128,7 @@ export class HotInstances {
 
   clear(): void {
     this.hot.clear();
+    this.cases.clear();
     this.jobOwners.clear();
     this.jobCommands.clear();
   }

@@ -10,6 +10,7 @@ import type { EngineLog } from '../log.ts';
 import type { ModelCache } from '../model-cache.ts';
 import type { ArmedTimer } from '../timer-wheel.ts';
 import type { BatchWork } from './batch-work.ts';
+import type { CaseCommands, StartChildCase } from './cases.ts';
 import type { Contexts } from './context.ts';
 import type { Effects } from './effects.ts';
 import type { Executor } from './execute.ts';
@@ -22,6 +23,8 @@ export type Internal =
   | { kind: 'command'; account: string; instanceKey: string; command: Command }
   | { kind: 'startChild'; account: string; parentKey: string; effect: StartChild }
   | { kind: 'startTimer'; timer: ArmedTimer }
+  /** A case task's child case (CMMN). */
+  | { kind: 'startChildCase'; account: string; parentKey: string; effect: StartChildCase }
   /** Extension: a signal an instance of this partition threw, for this partition's waiting instances. */
   | { kind: 'signal'; account: string; signalKey: string; name: string; variables: Variables }
   /** Extension: thrown signals' outbox rows may go; the batch this makes deletes them (MessageState.expire), nothing else to do. */
@@ -52,6 +55,7 @@ export class InternalWork {
     private readonly startTimers: StartTimers,
     private readonly log: EngineLog,
     private readonly signals: SignalCommands,
+    private readonly cases: CaseCommands,
   ) {}
 
   /** Runs one item; `why` says why its unit is condemned (a timer whose firing could not be stored). */
@@ -65,7 +69,14 @@ export class InternalWork {
       await this.signals.reach(item.account, item.signalKey, item.name, item.variables, work, this.executor);
       return;
     }
+    if (item.kind === 'startChildCase') {
+      await this.cases.startChild(item.account, item.parentKey, item.effect, work);
+      return;
+    }
     if (item.kind === 'command') {
+      // A case's timer, or a message from its child process or parent case.
+      const hotCase = this.hot.getCase(item.instanceKey);
+      if (hotCase !== undefined) return this.cases.fromInternal(hotCase, item.command, work, why);
       const hot = await this.hot.load(item.account, item.instanceKey);
       // A message for an instance that has ended changes nothing.
       if (hot === undefined) return;

@@ -1,9 +1,10 @@
 // Recovery, at takeover and after any failure: the leader's memory and its
 // partition's queues are rebuilt from Postgres before anything else is
-// applied. Hot instances are reloaded, the jobs queues rebuilt (a Redis
-// flush loses nothing), timers armed again, and the stream read again from
-// its start so unacknowledged commands are replayed — carefully, when
-// earlier leaders died in that backlog (Isolation.checkReplay).
+// applied. Hot instances and live case instances are reloaded, the jobs
+// queues rebuilt (a Redis flush loses nothing), timers armed again, and the
+// stream read again from its start so unacknowledged commands are replayed
+// — carefully, when earlier leaders died in that backlog
+// (Isolation.checkReplay).
 import { visibleVariables } from '../../runtime/behavior/variables.ts';
 import type { Queues, StoredJob } from '../../queue/index.ts';
 import { offerOfJobRow, StaleEpochError, startTimerOf, type Store } from '../../store/index.ts';
@@ -57,17 +58,20 @@ export async function recover(parts: RecoveryParts): Promise<void> {
   }
   const instances = await store.instances.loadPartitionInstances(partition, { activeOnly: true });
   for (const row of instances) hot.remember(row.account, row.document, row.parentKey);
+  for (const row of await store.caseInstances.loadPartitionCases(partition)) hot.rememberCase(row.account, row.document, row.parentKey);
   parts.signals.recovered(await parts.messages.recover(store, partition, hot));
   const jobs = await store.jobs.loadPartitionJobs(partition);
   const stored: StoredJob[] = [];
   for (const job of jobs) {
     const owner = hot.get(job.instanceKey);
-    if (owner === undefined || job.state === 'FAILED') continue;
+    // A case's job sees the case file (its one scope).
+    const caseFile = owner === undefined ? hot.getCase(job.instanceKey)?.instance.variables : undefined;
+    if ((owner === undefined && caseFile === undefined) || job.state === 'FAILED') continue;
     stored.push({
       ...offerOfJobRow(job),
       account: job.account,
       partition,
-      variables: { ...visibleVariables(owner.instance, job.elementInstanceKey) },
+      variables: { ...(caseFile ?? visibleVariables(owner!.instance, job.elementInstanceKey)) },
       // Its row's creation: a job offered again after a failure waited less than this says.
       queuedAt: job.createdAt.getTime(),
       ...(job.state === 'ACTIVATED' ? { activation: { worker: job.worker ?? '', at: job.activatedAt?.getTime() ?? Date.now() } } : {}),
