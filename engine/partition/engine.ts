@@ -29,6 +29,7 @@ import { hashToPartition, partitionOfKey, scoped } from './keys.ts';
 import { ModelCache } from './model-cache.ts';
 import type { EngineLog } from './log.ts';
 import { Shard } from './shard.ts';
+import { WebhookTakerSlot, type WebhookTaker } from './webhook-taker.ts';
 
 /**
  * What wires an engine without being configuration (that is EngineConfig,
@@ -160,6 +161,8 @@ export interface Engine {
   stalledPartitions(forMs: number): number[];
   /** The gauges a metrics scrape reads now; each part that does not answer within `timeoutMs` is left out. */
   gauges(timeoutMs: number): Promise<EngineGauges>;
+  /** Where this process's leaders hand committed webhook events (webhook-taker.ts): its dispatcher, or none (undefined). */
+  attachWebhookTaker(taker: WebhookTaker | undefined): void;
   close(): Promise<void>;
 }
 
@@ -170,6 +173,7 @@ export async function createEngine(config: EngineConfig, options: EngineOptions 
   let queues: Queues | undefined;
   let shard: Shard | undefined;
   let marker: FlushMarker | undefined;
+  const webhooks = role === 'api' ? undefined : new WebhookTakerSlot();
   try {
     database = await openDatabase({ url: config.databaseUrl, dataDir: config.dataDir, schema: config.schema, applicationName: config.dbApplicationName });
     await database.migrate();
@@ -192,10 +196,23 @@ export async function createEngine(config: EngineConfig, options: EngineOptions 
         log: options.log,
         metrics: options.metrics,
         tracer: options.tracer,
+        webhooks,
       });
       await shard.start();
     }
-    return engineApi({ store, queues, models, shard, marker, database, partitions, config, metrics: options.metrics ?? NO_METRICS, tracer: options.tracer });
+    return engineApi({
+      store,
+      queues,
+      models,
+      shard,
+      marker,
+      database,
+      partitions,
+      config,
+      metrics: options.metrics ?? NO_METRICS,
+      tracer: options.tracer,
+      webhooks,
+    });
   } catch (err) {
     await shard?.stop();
     await marker?.close();
@@ -231,8 +248,9 @@ function engineApi(parts: {
   config: EngineConfig;
   metrics: EngineMetrics;
   tracer?: Tracer;
+  webhooks?: WebhookTakerSlot;
 }): Engine {
-  const { store, queues, models, shard, marker, database, partitions, config, metrics, tracer } = parts;
+  const { store, queues, models, shard, marker, database, partitions, config, metrics, tracer, webhooks } = parts;
   const maxPending = config.maxPendingCommands;
   const send = commandClient({ queues, shard, replyTimeoutMs: config.replyTimeoutMs, maxPending, metrics, tracer });
 
@@ -423,6 +441,7 @@ function engineApi(parts: {
 
     ownedPartitions: () => shard?.owned() ?? [],
     stalledPartitions: (forMs) => shard?.stalled(forMs) ?? [],
+    attachWebhookTaker: (taker) => webhooks?.attach(taker),
 
     async gauges(timeoutMs) {
       if (shard === undefined) return { partitions, leads: false, led: [], incidentsOpen: undefined };

@@ -14,6 +14,7 @@ import type { EngineLog } from './log.ts';
 import type { Tracer } from '../tracing.ts';
 import { CommitThread } from './commit-thread.ts';
 import { PartitionLeader } from './leader/index.ts';
+import type { WebhookTakerSlot } from './webhook-taker.ts';
 
 export interface ShardOptions {
   store: Store;
@@ -39,6 +40,8 @@ export interface ShardOptions {
   metrics?: EngineMetrics;
   /** Tracing on: leaders trace their batches (default: off). */
   tracer?: Tracer;
+  /** Where the leaders hand committed webhook events to this process's dispatcher. */
+  webhooks?: WebhookTakerSlot;
 }
 
 /** How often a shard prunes its partitions' command logs. */

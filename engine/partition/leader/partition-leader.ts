@@ -25,6 +25,7 @@ import { KeyGenerator } from '../keys.ts';
 import { stderrLog, type EngineLog } from '../log.ts';
 import type { ModelCache } from '../model-cache.ts';
 import { TimerWheel } from '../timer-wheel.ts';
+import type { WebhookTakerSlot } from '../webhook-taker.ts';
 import { BatchBuilder } from './build-batch.ts';
 import { Contexts } from './context.ts';
 import { Effects } from './effects.ts';
@@ -64,6 +65,8 @@ export interface LeaderOptions {
   metrics?: EngineMetrics;
   /** Tracing on: batches carrying sampled commands are traced (batch-trace.ts). */
   tracer?: Tracer;
+  /** The process's webhook dispatcher, if one is attached: committed batches' events go to it in memory. */
+  webhooks?: WebhookTakerSlot;
 }
 
 export class PartitionLeader {
@@ -105,8 +108,20 @@ export class PartitionLeader {
     const executor = new Executor(models, contexts, this.hot, effects, startTimers, messageCommands);
     const isolation = new Isolation(partition, store, queues, this.hot, executor, log);
     const internalWork = new InternalWork(partition, models, contexts, this.hot, executor, effects, startTimers, log);
-    const builder = new BatchBuilder(partition, epoch, this.results, executor, isolation, this.internal, internalWork, effects, this.intake, messages);
-    const publisher = new Publisher(partition, options.metrics ?? NO_METRICS, queues, this.wheel, this.hot, this.results, isolation);
+    const builder = new BatchBuilder(
+      partition,
+      epoch,
+      this.results,
+      executor,
+      isolation,
+      this.internal,
+      internalWork,
+      effects,
+      this.intake,
+      messages,
+      options.webhooks,
+    );
+    const publisher = new Publisher(partition, options.metrics ?? NO_METRICS, queues, this.wheel, this.hot, this.results, isolation, options.webhooks);
     this.pipeline = new CommitPipeline(this.intake, builder, isolation, publisher, options.commit, partition, options.tracer);
     this.recovery = {
       partition,

@@ -2,11 +2,14 @@
 // world may see it — timers armed and disarmed, jobs pushed, requeued and
 // removed, replies sent and stream entries acknowledged in one publication,
 // then the local callers answered; ended instances leave memory and the
-// batch's results leave the not-yet-committed set; and the batch's tally
-// goes to the metrics, once, so only published work is counted.
+// batch's results leave the not-yet-committed set; the batch's tally
+// goes to the metrics, once, so only published work is counted; and its
+// webhook events go to the process's dispatcher (webhook-taker.ts).
 import type { EngineMetrics } from '../../metrics.ts';
 import type { Publication, Queues } from '../../queue/index.ts';
+import { webhookBatchKey } from '../../store/index.ts';
 import type { TimerWheel } from '../timer-wheel.ts';
+import type { WebhookTakerSlot } from '../webhook-taker.ts';
 import type { BatchWork } from './batch-work.ts';
 import type { HotInstances } from './hot-instances.ts';
 import type { Isolation } from './isolation.ts';
@@ -21,6 +24,7 @@ export class Publisher {
     private readonly hot: HotInstances,
     private readonly results: CommandResults,
     private readonly isolation: Isolation,
+    private readonly webhooks?: WebhookTakerSlot,
   ) {}
 
   /** Committed: now, and only now, the world may see it. */
@@ -46,5 +50,9 @@ export class Publisher {
     // After the publication, as for stream replies: a started instance's job is queued before its caller hears of it.
     for (const { command, reply } of work.answers) command.resolve(structuredClone(reply));
     this.metrics.batchPublished(this.partition, work.tally);
+    // Held for the dispatcher of this process: its events are sent from memory. A
+    // dispatcher detached meanwhile leaves the row to lapse and be claimed by any.
+    const { batch } = work;
+    if (batch.webhookHoldMs) this.webhooks?.current?.take({ key: webhookBatchKey(batch), events: batch.events! });
   }
 }
