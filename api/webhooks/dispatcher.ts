@@ -12,8 +12,6 @@
 // come later, and several dispatchers share the work, so a receiver may see
 // events in any order (their `timestamp` says when each happened). It polls
 // quickly while there is work and backs off to `idlePollMs` when there is none.
-import { setMaxListeners } from 'node:events';
-import { Agent } from 'undici';
 import type { Db, WebhookTaker } from '../../engine/index.ts';
 import {
   claimDue,
@@ -29,10 +27,13 @@ import { FreshBatches, type FreshDelivery } from './fresh-batches.ts';
 import { guardedConnector, type Resolve } from './guarded-connector.ts';
 import { nextDelayMs } from './retry-schedule.ts';
 import { sendAttempt, type AttemptOutcome } from './send-attempt.ts';
-import { signedHeaders } from './signature.ts';
+import { OriginPools } from './origin-pools.ts';
+import { signatures } from './signature.ts';
 import { secretSealer, signingKeyCache } from './signing-secret.ts';
 
 export const USER_AGENT = 'Orca-Webhooks/1.0 (+https://standardwebhooks.com)';
+/** The headers every request carries, before its own three (undici's flat form). */
+const CONSTANT_HEADERS = ['content-type', 'application/json', 'user-agent', USER_AGENT] as const;
 
 /** Finished attempts that are recorded at once rather than gathering longer. */
 const GROUP_NOW = 256;
@@ -111,15 +112,14 @@ export function startWebhookDispatcher(options: DispatcherOptions): WebhookDispa
   // A claim must outlast the wait in an endpoint's queue (a claim adds at most `concurrency` rows to it) and the attempt.
   const claimMs = options.claimMs ?? (Math.ceil(concurrency / perEndpoint) + 1) * timeoutMs + 60_000;
   const keyOf = signingKeyCache(secretSealer(options.secretKey));
-  const agent = new Agent({
+  const pools = new OriginPools({
     connect: guardedConnector({ allowPrivateNetworks: options.allowPrivateNetworks, connectTimeoutMs: timeoutMs, resolve: options.resolve }),
     headersTimeout: timeoutMs,
     bodyTimeout: timeoutMs,
-    // No cap per origin: the lanes bound the requests, and endpoints sharing a host must not queue behind each other's hanging ones.
+    // No cap on connections: the lanes bound the requests, and endpoints sharing a host must not queue behind each other's hanging ones.
   });
-  const stopping = new AbortController();
-  // Every attempt in flight listens for the stop.
-  setMaxListeners(0, stopping.signal);
+  /** The attempts in flight, aborted all at once by stop(). */
+  const inFlightAttempts = new Set<AbortController>();
   const fresh = new FreshBatches(db, { holdMs: claimMs, maxQueued: options.maxFresh ?? 10_000, endpointTtlMs: options.endpointTtlMs ?? 1_000 });
   let admitting: Promise<void> | undefined;
   /** When lapsed batch rows were last looked for (performance.now()). */
@@ -270,12 +270,18 @@ export function startWebhookDispatcher(options: DispatcherOptions): WebhookDispa
       if (delivery.previousSecret !== null && delivery.previousSecretExpiresAt !== null && delivery.previousSecretExpiresAt > at) {
         keys.push(keyOf(delivery.previousSecret));
       }
-      const headers = {
-        ...signedHeaders(keys, delivery.eventId, Math.floor(at.getTime() / 1000), body),
-        'content-type': 'application/json',
-        'user-agent': USER_AGENT,
-      };
-      const sent = await sendAttempt(agent, { url: delivery.url!, headers, body }, { timeoutMs, now, signal: stopping.signal });
+      const timestamp = String(Math.floor(at.getTime() / 1000));
+      const headers = [
+        ...CONSTANT_HEADERS,
+        'webhook-id',
+        delivery.eventId,
+        'webhook-timestamp',
+        timestamp,
+        'webhook-signature',
+        signatures(keys, delivery.eventId, timestamp, body),
+      ];
+      const { pool, path } = pools.target(delivery.url!);
+      const sent = await sendAttempt({ dispatcher: pool, path, headers, body }, { timeoutMs, now, inFlight: inFlightAttempts, stopped: () => !running });
       if (sent === undefined) {
         if ('fresh' in delivery) fresh.abandon(delivery as FreshDelivery);
         else abandoned.push(delivery);
@@ -379,7 +385,7 @@ export function startWebhookDispatcher(options: DispatcherOptions): WebhookDispa
         options.attach?.(undefined);
         fresh.open = false;
         running = false;
-        stopping.abort();
+        for (const controller of inFlightAttempts) controller.abort();
         wake?.();
         await looping;
         await admitting;
@@ -395,7 +401,7 @@ export function startWebhookDispatcher(options: DispatcherOptions): WebhookDispa
         } catch (error) {
           options.onError?.(error);
         }
-        await agent.destroy();
+        await pools.destroy();
       })();
       return stopped;
     },
