@@ -66,9 +66,14 @@ export async function sendAttempt(
       body: request.body,
       signal,
     });
-    const prefix = await readPrefix(answer.body, ANSWER_PREFIX_BYTES);
     const statusCode = answer.statusCode;
-    if (statusCode >= 200 && statusCode < 300) return done({ statusCode });
+    if (statusCode >= 200 && statusCode < 300) {
+      // Nothing of a success is kept: the answer is dropped as it arrives (up to undici's dump limit; past it
+      // the connection closes), with no stream iteration, and the connection is reused.
+      await answer.body.dump().catch(() => {});
+      return done({ statusCode });
+    }
+    const prefix = await readPrefix(answer.body, ANSWER_PREFIX_BYTES);
     const retryAfter = retryAfterMs(answer.headers['retry-after'], options.now());
     const error =
       statusCode >= 300 && statusCode < 400
