@@ -30,7 +30,11 @@ export function enabledEndpoints(db: Db, accounts: readonly string[]): Promise<E
   return runStatement<EndpointRow>(db, ENDPOINTS, [JSON.stringify(accounts)]);
 }
 
-/** A delivery of a fresh batch that failed: it becomes a delivery row, retried from there on (or failed for good). */
+/**
+ * A delivery of a fresh batch that failed, or that was never tried because
+ * its endpoint's queue here was full (`entry` null): it becomes a delivery
+ * row, sent from there on by the claim path (or failed for good).
+ */
 export interface FailedFresh {
   e: string;
   a: string;
@@ -40,8 +44,8 @@ export interface FailedFresh {
   b: string;
   s: 'pending' | 'failed';
   c: number | null;
-  err: string;
-  entry: { at: string; statusCode?: number; durationMs: number; error?: string };
+  err: string | null;
+  entry: { at: string; statusCode?: number; durationMs: number; error?: string } | null;
   n: string | null;
 }
 
@@ -56,7 +60,8 @@ const FINISH: Statement = {
   text: `with failed as (
   insert into webhook_deliveries (endpoint_id, account, event_id, type, payload, status, attempts, next_attempt_at,
                                   last_status_code, last_error, log)
-  select f.e, f.a, f.i, f.ty, f.b::jsonb, f.s, 1, coalesce(f.n, $3::timestamptz), f.c, f.err, jsonb_build_array(f.entry)
+  select f.e, f.a, f.i, f.ty, f.b::jsonb, f.s, (f.entry is not null)::int, coalesce(f.n, $3::timestamptz), f.c, f.err,
+         case when f.entry is null then '[]'::jsonb else jsonb_build_array(f.entry) end
   from jsonb_to_recordset($1::jsonb) as f(e text, a text, i text, ty text, b text, s text, c int, err text, entry jsonb, n timestamptz)
   on conflict (endpoint_id, event_id) do nothing
 ), finished as (

@@ -159,7 +159,12 @@ export function startWebhookDispatcher(options: DispatcherOptions): WebhookDispa
         startFlush();
         continue;
       }
-      for (const d of deliveries) lane(d.endpointId).queue.push(d);
+      for (const d of deliveries) {
+        const l = lane(d.endpointId);
+        // Queued here beyond this, a delivery could outwait its batch's hold: it goes to the outbox instead.
+        if (l.queue.length >= perEndpoint * 2) fresh.spill(d);
+        else l.queue.push(d);
+      }
       for (const id of new Set(deliveries.map((d) => d.endpointId))) pump(id);
       if (fresh.unwritten > 0) scheduleFlush();
     }

@@ -6,7 +6,11 @@
 // `endpointTtlMs` after it was read). A batch is done when every one of its
 // deliveries succeeded or failed; the failures become delivery rows with a
 // retry schedule and the batch row is marked delivered, grouped with other
-// batches' (batch-statements.ts finishBatches). Until then the batch row
+// batches' (batch-statements.ts finishBatches). An endpoint whose queue
+// here is already long gets its further deliveries as delivery rows at
+// once (spill), which the claim path takes as the endpoint has room: a
+// slow endpoint does not grow this process's memory, nor wait in it for
+// longer than the hold lasts. Until then the batch row
 // stays held, so a crash leaves it undelivered and another dispatcher takes
 // it over once the hold lapses.
 import type { CommittedWebhookEvents, Db, WebhookEvent } from '../../engine/index.ts';
@@ -123,6 +127,12 @@ export class FreshBatches {
   /** A delivery failed: it becomes a delivery row (pending with its next attempt, or failed for good). */
   failedWith(d: FreshDelivery, row: Omit<FailedFresh, 'e' | 'a' | 'i' | 'ty' | 'b'>): void {
     this.failed.push({ e: d.endpointId, a: d.account, i: d.eventId, ty: d.type, b: d.body, ...row });
+    this.settle(d);
+  }
+
+  /** A delivery not tried here (its endpoint's queue is full): a delivery row due now, for the claim path. */
+  spill(d: FreshDelivery): void {
+    this.failed.push({ e: d.endpointId, a: d.account, i: d.eventId, ty: d.type, b: d.body, s: 'pending', c: null, err: null, entry: null, n: null });
     this.settle(d);
   }
 

@@ -120,6 +120,51 @@ describe('deliveries taken from the leaders in memory', () => {
     }
   });
 
+  it("puts deliveries beyond an endpoint's queue here into the outbox at once, and sends them from there", async () => {
+    const endpoint = await addEndpoint(engine.store.db, `${receiver.url}/slow`);
+    secrets = [endpoint.secret];
+    await engine.deploy(endpoint.account, QUICK, 'quick.bpmn');
+    receiver.answer = (delivery, response) => {
+      if (delivery.path === '/slow') setTimeout(() => response.writeHead(204).end(), 300);
+      else response.writeHead(200).end('ok');
+    };
+    // One request at a time to the endpoint, so at most two wait behind it here.
+    const dispatcher = startWebhookDispatcher({
+      db: engine.store.db,
+      allowPrivateNetworks: true,
+      attach: (t) => engine.attachWebhookTaker(t),
+      perEndpoint: 1,
+      idlePollMs: 50,
+    });
+    try {
+      // Six starts at once: they commit in one batch or a few, and all but three go past the endpoint's queue here.
+      const ids = await Promise.all([1, 2, 3, 4, 5, 6].map(() => startQuick(endpoint.account, 1))).then((all) => all.flat());
+      const spilled = await eventually(async () => {
+        const found = await deliveriesOf(engine.store.db, endpoint.id);
+        return found.length > 0 ? found : undefined;
+      });
+      expect(spilled[0].log.length).toBeLessThanOrEqual(1);
+      await eventually(
+        async () => {
+          const got = new Set(receiver.received.filter((d) => d.path === '/slow').map((d) => String(d.headers['webhook-id'])));
+          return ids.every((id) => got.has(id)) ? true : undefined;
+        },
+        30_000,
+        'every event received',
+      );
+      const rowsNow = await eventually(async () => {
+        const found = await deliveriesOf(engine.store.db, endpoint.id);
+        return found.every((r) => r.status === 'delivered') ? found : undefined;
+      });
+      // The spilled ones were sent by the claim path: one attempt each, from the outbox.
+      expect(rowsNow.length).toBeGreaterThan(0);
+      for (const row of rowsNow) expect(row.attempts).toBe(1);
+    } finally {
+      await dispatcher.stop();
+      receiver.answer = (_d, response) => void response.writeHead(200).end('ok');
+    }
+  });
+
   it('leaves a batch its dispatcher never sent held until the hold lapses; another then takes it over and sends it', async () => {
     const endpoint = await addEndpoint(engine.store.db, `${receiver.url}/orphan`);
     secrets = [endpoint.secret];
