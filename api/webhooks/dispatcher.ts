@@ -1,17 +1,21 @@
-// The webhook dispatcher: works off the delivery outbox (webhook_deliveries)
-// beside the engine, which never waits for it. Any number of dispatchers
-// share one database: each claims due rows in one statement (rows another
-// holds are skipped; a crashed one's claims lapse and are taken over),
-// sends them with bounded concurrency overall and per endpoint — a slow or
-// hanging endpoint holds only its own few slots, never the others' — and
-// records the outcomes in groups (one statement per group, not per row;
-// a group gathers for up to `recordGatherMs`, since under load deliveries
-// finish a few at a time and each statement has a fixed cost).
-// Ordering: none is promised. Deliveries are claimed and started in the
-// order they became due, but several run at once per endpoint, retries
-// come later, and several dispatchers share the work, so a receiver may see
-// events in any order (their `timestamp` says when each happened). It polls
-// quickly while there is work and backs off to `idlePollMs` when there is none.
+// The webhook dispatcher: sends what the outbox holds beside the engine,
+// which never waits for it. The events of batches its own process's leaders
+// commit come to it in memory (fresh-batches.ts): sent at once, their batch
+// rows then marked delivered in groups, failures written as delivery rows.
+// Everything else is delivery rows, shared by any number of dispatchers on
+// one database: each claims due rows in one statement (rows another holds
+// are skipped; a crashed one's claims lapse and are taken over, and so are
+// batch rows whose hold lapsed), sends them with bounded concurrency overall
+// and per endpoint — a slow or hanging endpoint holds only its own few
+// slots, never the others' — and records the outcomes in groups (one
+// statement per group, not per row; a group gathers for up to
+// `recordGatherMs`, since under load deliveries finish a few at a time and
+// each statement has a fixed cost).
+// Ordering: none is promised. Deliveries are started in the order they
+// became due, but several run at once per endpoint, retries come later,
+// and several dispatchers share the work, so a receiver may see events in
+// any order (their `timestamp` says when each happened). It polls quickly
+// while there is work and backs off to `idlePollMs` when there is none.
 import type { Db, WebhookTaker } from '../../engine/index.ts';
 import {
   claimDue,
@@ -120,6 +124,10 @@ export function startWebhookDispatcher(options: DispatcherOptions): WebhookDispa
   });
   /** The attempts in flight, aborted all at once by stop(). */
   const inFlightAttempts = new Set<AbortController>();
+  // Deliveries queued for one endpoint past which fresh ones go to the outbox instead: the last of them, waiting for
+  // its turn (at most one attempt's deadline per `perEndpoint` ahead of it) and sent, still finishes within its
+  // batch's hold (claimMs), with half a minute to spare.
+  const spillAt = Math.max(1, Math.floor((claimMs - 30_000) / timeoutMs) - 1) * perEndpoint;
   const fresh = new FreshBatches(db, { holdMs: claimMs, maxQueued: options.maxFresh ?? 10_000, endpointTtlMs: options.endpointTtlMs ?? 1_000 });
   let admitting: Promise<void> | undefined;
   /** When lapsed batch rows were last looked for (performance.now()). */
@@ -162,7 +170,7 @@ export function startWebhookDispatcher(options: DispatcherOptions): WebhookDispa
       for (const d of deliveries) {
         const l = lane(d.endpointId);
         // Queued here beyond this, a delivery could outwait its batch's hold: it goes to the outbox instead.
-        if (l.queue.length >= perEndpoint * 2) fresh.spill(d);
+        if (l.queue.length >= spillAt) fresh.spill(d);
         else l.queue.push(d);
       }
       for (const id of new Set(deliveries.map((d) => d.endpointId))) pump(id);
@@ -394,6 +402,7 @@ export function startWebhookDispatcher(options: DispatcherOptions): WebhookDispa
         wake?.();
         await looping;
         await admitting;
+        fresh.releaseWaiting();
         await Promise.allSettled([...attempts]);
         const queued = [...lanes.values()].flatMap((l) => l.queue);
         for (const d of queued) if ('fresh' in d) fresh.abandon(d as FreshDelivery);

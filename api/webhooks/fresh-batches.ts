@@ -74,6 +74,11 @@ export class FreshBatches {
     return this.incoming.length > 0;
   }
 
+  /** Gives back the batches taken and not yet turned into deliveries (shutdown). */
+  releaseWaiting(): void {
+    for (const batch of this.incoming.splice(0)) this.released.push(batch.key);
+  }
+
   /** The deliveries of the batches taken since the last call (loading the endpoints of accounts not seen lately). */
   async deliveries(): Promise<FreshDelivery[]> {
     const batches = this.incoming;

@@ -128,12 +128,14 @@ describe('deliveries taken from the leaders in memory', () => {
       if (delivery.path === '/slow') setTimeout(() => response.writeHead(204).end(), 300);
       else response.writeHead(200).end('ok');
     };
-    // One request at a time to the endpoint, so at most two wait behind it here.
+    // One request at a time to the endpoint and a short hold (claimMs, with the 1 s deadline), so at most two wait behind it here.
     const dispatcher = startWebhookDispatcher({
       db: engine.store.db,
       allowPrivateNetworks: true,
       attach: (t) => engine.attachWebhookTaker(t),
       perEndpoint: 1,
+      timeoutMs: 1_000,
+      claimMs: 33_000,
       idlePollMs: 50,
     });
     try {
