@@ -29,7 +29,7 @@ import { hashToPartition, partitionOfKey, scoped } from './keys.ts';
 import { ModelCache } from './model-cache.ts';
 import type { EngineLog } from './log.ts';
 import { Shard } from './shard.ts';
-import { WebhookTakerSlot, type WebhookTaker } from './webhook-taker.ts';
+import type { WebhookTaker } from './webhook-taker.ts';
 
 /**
  * What wires an engine without being configuration (that is EngineConfig,
@@ -173,7 +173,6 @@ export async function createEngine(config: EngineConfig, options: EngineOptions 
   let queues: Queues | undefined;
   let shard: Shard | undefined;
   let marker: FlushMarker | undefined;
-  const webhooks = role === 'api' ? undefined : new WebhookTakerSlot();
   try {
     database = await openDatabase({ url: config.databaseUrl, dataDir: config.dataDir, schema: config.schema, applicationName: config.dbApplicationName });
     await database.migrate();
@@ -196,23 +195,10 @@ export async function createEngine(config: EngineConfig, options: EngineOptions 
         log: options.log,
         metrics: options.metrics,
         tracer: options.tracer,
-        webhooks,
       });
       await shard.start();
     }
-    return engineApi({
-      store,
-      queues,
-      models,
-      shard,
-      marker,
-      database,
-      partitions,
-      config,
-      metrics: options.metrics ?? NO_METRICS,
-      tracer: options.tracer,
-      webhooks,
-    });
+    return engineApi({ store, queues, models, shard, marker, database, partitions, config, metrics: options.metrics ?? NO_METRICS, tracer: options.tracer });
   } catch (err) {
     await shard?.stop();
     await marker?.close();
@@ -248,9 +234,8 @@ function engineApi(parts: {
   config: EngineConfig;
   metrics: EngineMetrics;
   tracer?: Tracer;
-  webhooks?: WebhookTakerSlot;
 }): Engine {
-  const { store, queues, models, shard, marker, database, partitions, config, metrics, tracer, webhooks } = parts;
+  const { store, queues, models, shard, marker, database, partitions, config, metrics, tracer } = parts;
   const maxPending = config.maxPendingCommands;
   const send = commandClient({ queues, shard, replyTimeoutMs: config.replyTimeoutMs, maxPending, metrics, tracer });
 
@@ -441,7 +426,7 @@ function engineApi(parts: {
 
     ownedPartitions: () => shard?.owned() ?? [],
     stalledPartitions: (forMs) => shard?.stalled(forMs) ?? [],
-    attachWebhookTaker: (taker) => webhooks?.attach(taker),
+    attachWebhookTaker: (taker) => shard?.attachWebhookTaker(taker),
 
     async gauges(timeoutMs) {
       if (shard === undefined) return { partitions, leads: false, led: [], incidentsOpen: undefined };

@@ -14,7 +14,7 @@ import type { EngineLog } from './log.ts';
 import type { Tracer } from '../tracing.ts';
 import { CommitThread } from './commit-thread.ts';
 import { PartitionLeader } from './leader/index.ts';
-import type { WebhookTakerSlot } from './webhook-taker.ts';
+import { WebhookTakerSlot, type WebhookTaker } from './webhook-taker.ts';
 
 export interface ShardOptions {
   store: Store;
@@ -40,8 +40,6 @@ export interface ShardOptions {
   metrics?: EngineMetrics;
   /** Tracing on: leaders trace their batches (default: off). */
   tracer?: Tracer;
-  /** Where the leaders hand committed webhook events to this process's dispatcher. */
-  webhooks?: WebhookTakerSlot;
 }
 
 /** How often a shard prunes its partitions' command logs. */
@@ -49,6 +47,8 @@ const PRUNE_EVERY_MS = 60_000;
 
 export class Shard {
   private readonly leaders = new Map<number, PartitionLeader>();
+  /** Where the leaders hand committed webhook events to this process's dispatcher. */
+  private readonly webhooks = new WebhookTakerSlot();
   private timer: NodeJS.Timeout | undefined;
   private ticking: Promise<void> | undefined;
   private stopped = false;
@@ -84,6 +84,11 @@ export class Shard {
   }
 
   /** Partitions this shard leads now. */
+  /** The dispatcher the leaders hand their committed webhook events to, or none. */
+  attachWebhookTaker(taker: WebhookTaker | undefined): void {
+    this.webhooks.attach(taker);
+  }
+
   owned(): number[] {
     return [...this.leaders.keys()].sort((a, b) => a - b);
   }
@@ -155,6 +160,7 @@ export class Shard {
           onStop: () => void this.drop(p),
           commit: (batch) => this.commits.commit(batch),
           resumeCommits: () => this.commits.resume(p),
+          webhooks: this.webhooks,
         });
         this.leaders.set(p, leader);
         (this.options.metrics ?? NO_METRICS).leaderChanged(p);
