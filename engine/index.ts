@@ -52,9 +52,12 @@ export type {
   Store,
   TaskRecord,
   WebhookDeliveryRow,
+  CommittedWebhookEvents,
   WebhookEndpointRow,
+  WebhookEvent,
   WebhookEventType,
 } from './store/index.ts';
+export type { WebhookTaker } from './partition/webhook-taker.ts';
 
 // The webhook dispatcher (api/webhooks) works the outbox with fixed statements of its own.
 export { runStatement } from './store/statement.ts';

@@ -11,11 +11,17 @@
 // the events at N a second while the dispatcher runs (as under load: it
 // then claims and records a few at a time) instead of all before it starts;
 // --gather=MS and --busy=MS set the dispatcher's recordGatherMs and busyPollMs.
-//   DATABASE_URL=postgres://… npx tsx loadtest/webhook-delivery-cost.ts [--events=20000] [--group=50] [--fillfactor=100] [--rate=1000] [--gather=25]
+// --fresh=1 takes the partition leaders' path instead: each group is one
+// held batch row (webhook_batches, as the batch statement writes it) whose
+// events are handed to the dispatcher in memory, as a leader does after
+// its commit; it implies writing while the dispatcher runs.
+//   DATABASE_URL=postgres://… npx tsx loadtest/webhook-delivery-cost.ts [--events=20000] [--group=50] [--fillfactor=100] [--rate=1000] [--gather=25] [--fresh=1]
 import { sql } from 'drizzle-orm';
 import { startWebhookDispatcher } from '../api/webhooks/dispatcher.ts';
 import { newSigningSecret } from '../api/webhooks/signing-secret.ts';
-import { rows } from '../engine/store/db.ts';
+import type { WebhookTaker } from '../engine/index.ts';
+import { rows, type Db } from '../engine/store/db.ts';
+import { webhookEventId, type WebhookEvent } from '../engine/store/webhook-outbox.ts';
 import { createTestDatabase } from '../engine/store/testing/database.ts';
 import { addEndpoint, enqueueCompleted } from '../test/webhooks/outbox.ts';
 import { startBenchReceiver } from './bench-e2e-webhook.ts';
@@ -35,6 +41,7 @@ async function main() {
   const rate = flag('rate', 0);
   const gather = flag('gather', -1);
   const busy = flag('busy', -1);
+  const fresh = flag('fresh', 0) > 0;
   const names = { writer: `orca-whcost-w-${process.pid}`, dispatcher: `orca-whcost-d-${process.pid}` };
   const testDb = createTestDatabase();
   const writer = await testDb.open({ applicationName: names.writer });
@@ -44,10 +51,12 @@ async function main() {
   try {
     if (fillfactor > 0) await writer.db.execute(sql.raw(`alter table webhook_deliveries set (fillfactor = ${fillfactor})`));
     const endpoint = await addEndpoint(writer.db, receiver.url, { secret });
+    let taker: WebhookTaker | undefined;
     const write = async () => {
       const started = performance.now();
       for (let written = 0; written < events; written += group) {
-        await enqueueCompleted(writer.db, endpoint.account, Math.min(group, events - written));
+        if (fresh) await writeHeldBatch(writer.db, taker!, endpoint.account, Math.min(group, events - written));
+        else await enqueueCompleted(writer.db, endpoint.account, Math.min(group, events - written));
         if (rate > 0) {
           const due = started + ((written + group) / rate) * 1000;
           await new Promise((resolve) => setTimeout(resolve, Math.max(0, due - performance.now())));
@@ -55,15 +64,16 @@ async function main() {
       }
     };
     const writerBefore = await postgresCpuMs(url, names.writer);
-    if (rate === 0) await write();
+    if (rate === 0 && !fresh) await write();
     const [dispatcherPgBefore, selfBefore, receiverBefore] = [await postgresCpuMs(url, names.dispatcher), process.cpuUsage(), processCpuMs(receiver.pid)];
     const dispatcher = startWebhookDispatcher({
       db: reader.db,
       allowPrivateNetworks: true,
       ...(gather >= 0 ? { recordGatherMs: gather } : {}),
       ...(busy > 0 ? { busyPollMs: busy } : {}),
+      attach: (t) => (taker = fresh ? t : undefined),
     });
-    if (rate > 0) await write();
+    if (rate > 0 || fresh) await write();
     const writerAfter = await postgresCpuMs(url, names.writer);
     let got = 0;
     while (got < events) {
@@ -76,7 +86,8 @@ async function main() {
       await new Promise((resolve) => setTimeout(resolve, 100));
       [{ pending }] = await rows<{ pending: number }>(
         writer.db,
-        sql`select count(*)::int as pending from webhook_deliveries where status = 'pending' or claimed_until is not null`,
+        sql`select (select count(*) from webhook_deliveries where status = 'pending' or claimed_until is not null)::int
+              + (select count(*) from webhook_batches where delivered_at is null)::int as pending`,
       );
     }
     const [dispatcherPgAfter, self, receiverAfter] = [await postgresCpuMs(url, names.dispatcher), process.cpuUsage(selfBefore), processCpuMs(receiver.pid)];
@@ -87,7 +98,7 @@ async function main() {
     );
     const per = (before: number | null, after: number | null) => (before === null || after === null ? '—' : (((after - before) * 1000) / events).toFixed(1));
     console.log(
-      `${events} deliveries, groups of ${group}${rate > 0 ? ` written at ${rate}/s while delivering` : ' written first'}, fillfactor ${fillfactor > 0 ? fillfactor : 'as migrated'}` +
+      `${events} deliveries${fresh ? ' from memory (batch rows)' : ''}, groups of ${group}${rate > 0 ? ` written at ${rate}/s while delivering` : fresh ? ' written while delivering' : ' written first'}, fillfactor ${fillfactor > 0 ? fillfactor : 'as migrated'}` +
         `${gather >= 0 ? `, records gathered ${gather} ms` : ''}${busy > 0 ? `, busy poll ${busy} ms` : ''}; CPU µs per delivery:`,
     );
     console.log(`  Postgres, writing the outbox: ${per(writerBefore, writerAfter)}`);
@@ -99,6 +110,30 @@ async function main() {
     await receiver.close();
     await testDb.cleanup();
   }
+}
+
+let batchSeq = 0;
+
+/** `count` completions as a leader's batch leaves them: one held batch row, committed, then its events handed over. */
+async function writeHeldBatch(db: Db, taker: WebhookTaker, account: string, count: number): Promise<void> {
+  const events: WebhookEvent[] = [];
+  for (let i = 0; i < count; i++) {
+    const key = String(4503599627370496n + BigInt(batchSeq) * 1000n + BigInt(i));
+    const data = { processInstanceKey: key, bpmnProcessId: 'order', version: 1 };
+    events.push({
+      id: webhookEventId('process_instance.completed', key),
+      account,
+      type: 'process_instance.completed',
+      timestamp: new Date().toISOString(),
+      data,
+    });
+  }
+  const key = `0:${process.pid}:${batchSeq++}`;
+  const stored = events.map((e) => ({ p: 0, i: e.id, a: e.account, ty: e.type, ts: e.timestamp, d: e.data }));
+  await db.execute(
+    sql`insert into webhook_batches (key, partition, events, claimed_until) values (${key}, 0, ${JSON.stringify(stored)}::jsonb, now() + interval '2 minutes')`,
+  );
+  taker.take({ key, events });
 }
 
 await main();

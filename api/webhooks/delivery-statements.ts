@@ -182,7 +182,11 @@ export async function recordEndpointOutcomes(
   ]);
 }
 
-const PENDING: Statement = { text: `select count(*)::int as n from webhook_deliveries where status = 'pending'` };
+// Delivery rows pending, and the events of the leaders' batch rows not yet delivered (batch-statements.ts).
+const PENDING: Statement = {
+  text: `select (select count(*) from webhook_deliveries where status = 'pending')::int
+  + (select coalesce(sum(jsonb_array_length(events)), 0) from webhook_batches where delivered_at is null)::int as n`,
+};
 
 /** The outbox's backlog (the metrics gauge); undefined when the database does not answer within `timeoutMs`. */
 export async function pendingDeliveries(db: Db, timeoutMs: number): Promise<number | undefined> {

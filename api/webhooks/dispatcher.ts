@@ -1,20 +1,22 @@
-// The webhook dispatcher: works off the delivery outbox (webhook_deliveries)
-// beside the engine, which never waits for it. Any number of dispatchers
-// share one database: each claims due rows in one statement (rows another
-// holds are skipped; a crashed one's claims lapse and are taken over),
-// sends them with bounded concurrency overall and per endpoint — a slow or
-// hanging endpoint holds only its own few slots, never the others' — and
-// records the outcomes in groups (one statement per group, not per row;
-// a group gathers for up to `recordGatherMs`, since under load deliveries
-// finish a few at a time and each statement has a fixed cost).
-// Ordering: none is promised. Deliveries are claimed and started in the
-// order they became due, but several run at once per endpoint, retries
-// come later, and several dispatchers share the work, so a receiver may see
-// events in any order (their `timestamp` says when each happened). It polls
-// quickly while there is work and backs off to `idlePollMs` when there is none.
-import { setMaxListeners } from 'node:events';
-import { Agent } from 'undici';
-import type { Db } from '../../engine/index.ts';
+// The webhook dispatcher: sends what the outbox holds beside the engine,
+// which never waits for it. The events of batches its own process's leaders
+// commit come to it in memory (fresh-batches.ts): sent at once, their batch
+// rows then marked delivered in groups, failures written as delivery rows.
+// Everything else is delivery rows, shared by any number of dispatchers on
+// one database: each claims due rows in one statement (rows another holds
+// are skipped; a crashed one's claims lapse and are taken over, and so are
+// batch rows whose hold lapsed), sends them with bounded concurrency overall
+// and per endpoint — a slow or hanging endpoint holds only its own few
+// slots, never the others' — and records the outcomes in groups (one
+// statement per group, not per row; a group gathers for up to
+// `recordGatherMs`, since under load deliveries finish a few at a time and
+// each statement has a fixed cost).
+// Ordering: none is promised. Deliveries are started in the order they
+// became due, but several run at once per endpoint, retries come later,
+// and several dispatchers share the work, so a receiver may see events in
+// any order (their `timestamp` says when each happened). It polls quickly
+// while there is work and backs off to `idlePollMs` when there is none.
+import type { Db, WebhookTaker } from '../../engine/index.ts';
 import {
   claimDue,
   recordDeliveries,
@@ -24,16 +26,24 @@ import {
   type DeliveryRecord,
   type EndpointOutcome,
 } from './delivery-statements.ts';
+import { finishBatches, takeOverBatches } from './batch-statements.ts';
+import { FreshBatches, type FreshDelivery } from './fresh-batches.ts';
 import { guardedConnector, type Resolve } from './guarded-connector.ts';
 import { nextDelayMs } from './retry-schedule.ts';
 import { sendAttempt, type AttemptOutcome } from './send-attempt.ts';
-import { signedHeaders } from './signature.ts';
+import { OriginPools } from './origin-pools.ts';
+import { signatures } from './signature.ts';
 import { secretSealer, signingKeyCache } from './signing-secret.ts';
 
 export const USER_AGENT = 'Orca-Webhooks/1.0 (+https://standardwebhooks.com)';
+/** The headers every request carries, before its own three (undici's flat form). */
+const CONSTANT_HEADERS = ['content-type', 'application/json', 'user-agent', USER_AGENT] as const;
 
 /** Finished attempts that are recorded at once rather than gathering longer. */
 const GROUP_NOW = 256;
+/** How often lapsed batch rows are looked for, and how many are taken over at once. */
+const TAKE_OVER_EVERY_MS = 1_000;
+const TAKE_OVER_BATCHES = 100;
 
 export type DeliveryOutcome = 'delivered' | 'retrying' | 'failed';
 
@@ -69,6 +79,12 @@ export interface DispatcherOptions {
   random?: () => number;
   /** Name resolution (tests map names to addresses); default the system's. */
   resolve?: Resolve;
+  /** Attaches the dispatcher to its process's partition leaders (Engine.attachWebhookTaker), which then hand it their committed events. */
+  attach?: (taker: WebhookTaker | undefined) => void;
+  /** Deliveries taken from the leaders in memory and not yet finished, past which new batches are left to the claim path (default 10,000). */
+  maxFresh?: number;
+  /** How long the in-memory path trusts what it read of an account's endpoints (default 1 s). */
+  endpointTtlMs?: number;
   /** Each finished delivery attempt's outcome (metrics). */
   onOutcome?: (outcome: DeliveryOutcome) => void;
   /** A statement failed (the database is away); the dispatcher keeps trying. */
@@ -100,15 +116,22 @@ export function startWebhookDispatcher(options: DispatcherOptions): WebhookDispa
   // A claim must outlast the wait in an endpoint's queue (a claim adds at most `concurrency` rows to it) and the attempt.
   const claimMs = options.claimMs ?? (Math.ceil(concurrency / perEndpoint) + 1) * timeoutMs + 60_000;
   const keyOf = signingKeyCache(secretSealer(options.secretKey));
-  const agent = new Agent({
+  const pools = new OriginPools({
     connect: guardedConnector({ allowPrivateNetworks: options.allowPrivateNetworks, connectTimeoutMs: timeoutMs, resolve: options.resolve }),
     headersTimeout: timeoutMs,
     bodyTimeout: timeoutMs,
-    // No cap per origin: the lanes bound the requests, and endpoints sharing a host must not queue behind each other's hanging ones.
+    // No cap on connections: the lanes bound the requests, and endpoints sharing a host must not queue behind each other's hanging ones.
   });
-  const stopping = new AbortController();
-  // Every attempt in flight listens for the stop.
-  setMaxListeners(0, stopping.signal);
+  /** The attempts in flight, aborted all at once by stop(). */
+  const inFlightAttempts = new Set<AbortController>();
+  // Deliveries queued for one endpoint past which fresh ones go to the outbox instead: the last of them, waiting for
+  // its turn (at most one attempt's deadline per `perEndpoint` ahead of it) and sent, still finishes within its
+  // batch's hold (claimMs), with half a minute to spare.
+  const spillAt = Math.max(1, Math.floor((claimMs - 30_000) / timeoutMs) - 1) * perEndpoint;
+  const fresh = new FreshBatches(db, { holdMs: claimMs, maxQueued: options.maxFresh ?? 10_000, endpointTtlMs: options.endpointTtlMs ?? 1_000 });
+  let admitting: Promise<void> | undefined;
+  /** When lapsed batch rows were last looked for (performance.now()). */
+  let lastTakeOverAt = -Infinity;
   const lanes = new Map<string, EndpointLane>();
   let inFlight = 0;
   let running = true;
@@ -126,6 +149,33 @@ export function startWebhookDispatcher(options: DispatcherOptions): WebhookDispa
 
   function nudge() {
     wake?.();
+  }
+
+  /** The leaders' committed events: turned into deliveries (one at a time, gathering what arrives meanwhile) and queued in the lanes. */
+  function take(committed: Parameters<WebhookTaker['take']>[0]) {
+    fresh.take(committed);
+    admitting ??= admit().finally(() => (admitting = undefined));
+  }
+
+  async function admit() {
+    while (running && fresh.waiting) {
+      let deliveries: FreshDelivery[];
+      try {
+        deliveries = await fresh.deliveries();
+      } catch (error) {
+        options.onError?.(error);
+        startFlush();
+        continue;
+      }
+      for (const d of deliveries) {
+        const l = lane(d.endpointId);
+        // Queued here beyond this, a delivery could outwait its batch's hold: it goes to the outbox instead.
+        if (l.queue.length >= spillAt) fresh.spill(d);
+        else l.queue.push(d);
+      }
+      for (const id of new Set(deliveries.map((d) => d.endpointId))) pump(id);
+      if (fresh.unwritten > 0) scheduleFlush();
+    }
   }
 
   function lane(endpointId: string): EndpointLane {
@@ -169,6 +219,11 @@ export function startWebhookDispatcher(options: DispatcherOptions): WebhookDispa
 
   async function claimRound(free: number): Promise<number> {
     const at = now();
+    // Batch rows whose hold lapsed (their dispatcher died) or that nobody held: looked for once a second at most.
+    if (performance.now() - lastTakeOverAt >= TAKE_OVER_EVERY_MS) {
+      lastTakeOverAt = performance.now();
+      await takeOverBatches(db, { now: at, limit: TAKE_OVER_BATCHES });
+    }
     // An endpoint at its limit, or with claimed rows still queued here, gets no more until it has room.
     const skip = [...lanes].filter(([, l]) => l.inFlight >= perEndpoint || l.queue.length > 0).map(([id]) => id);
     const rows = await claimDue(db, { now: at, limit: free, until: new Date(at.getTime() + claimMs), skipEndpoints: skip });
@@ -212,8 +267,8 @@ export function startWebhookDispatcher(options: DispatcherOptions): WebhookDispa
           // This slot goes first to what this endpoint has queued, then to other endpoints waiting for a slot.
           pump(endpointId);
           for (const id of lanes.keys()) if (inFlight < concurrency) pump(id);
-          // The endpoint can take more, or every slot was taken: claim again.
-          if (l.queue.length === 0 || wasFull) wake?.();
+          // The endpoint can take more, or every slot was taken: claim again (not for the in-memory path's deliveries, which no claim found).
+          if (!('fresh' in delivery) && (l.queue.length === 0 || wasFull)) wake?.();
         });
       attempts.add(attempt);
     }
@@ -228,14 +283,21 @@ export function startWebhookDispatcher(options: DispatcherOptions): WebhookDispa
       if (delivery.previousSecret !== null && delivery.previousSecretExpiresAt !== null && delivery.previousSecretExpiresAt > at) {
         keys.push(keyOf(delivery.previousSecret));
       }
-      const headers = {
-        ...signedHeaders(keys, delivery.eventId, Math.floor(at.getTime() / 1000), body),
-        'content-type': 'application/json',
-        'user-agent': USER_AGENT,
-      };
-      const sent = await sendAttempt(agent, { url: delivery.url!, headers, body }, { timeoutMs, now, signal: stopping.signal });
+      const timestamp = String(Math.floor(at.getTime() / 1000));
+      const headers = [
+        ...CONSTANT_HEADERS,
+        'webhook-id',
+        delivery.eventId,
+        'webhook-timestamp',
+        timestamp,
+        'webhook-signature',
+        signatures(keys, delivery.eventId, timestamp, body),
+      ];
+      const { pool, path } = pools.target(delivery.url!);
+      const sent = await sendAttempt({ dispatcher: pool, path, headers, body }, { timeoutMs, now, inFlight: inFlightAttempts, stopped: () => !running });
       if (sent === undefined) {
-        abandoned.push(delivery);
+        if ('fresh' in delivery) fresh.abandon(delivery as FreshDelivery);
+        else abandoned.push(delivery);
         return;
       }
       outcome = sent;
@@ -248,21 +310,29 @@ export function startWebhookDispatcher(options: DispatcherOptions): WebhookDispa
     const gone = outcome.statusCode === 410;
     const delay = ok || gone ? undefined : nextDelayMs(made, { schedule: options.schedule, retryAfterMs: outcome.retryAfterMs, random: options.random });
     const status = ok ? 'delivered' : delay === undefined ? 'failed' : 'pending';
-    record({
-      id: delivery.id,
-      attempts: delivery.attempts,
-      status,
-      statusCode: outcome.statusCode ?? null,
-      error: outcome.error ?? null,
-      entry: {
-        at: outcome.at.toISOString(),
-        ...(outcome.statusCode !== undefined ? { statusCode: outcome.statusCode } : {}),
-        durationMs: outcome.durationMs,
-        ...(outcome.error !== undefined ? { error: outcome.error } : {}),
-      },
-      deliveredAt: ok ? outcome.at.toISOString() : null,
-      nextAttemptAt: delay === undefined ? null : new Date(outcome.at.getTime() + outcome.durationMs + delay).toISOString(),
-    });
+    const entry = {
+      at: outcome.at.toISOString(),
+      ...(outcome.statusCode !== undefined ? { statusCode: outcome.statusCode } : {}),
+      durationMs: outcome.durationMs,
+      ...(outcome.error !== undefined ? { error: outcome.error } : {}),
+    };
+    const nextAttemptAt = delay === undefined ? null : new Date(outcome.at.getTime() + outcome.durationMs + delay).toISOString();
+    if ('fresh' in delivery) {
+      const d = delivery as FreshDelivery;
+      if (ok) fresh.delivered(d, { statusCode: outcome.statusCode!, durationMs: outcome.durationMs, at: entry.at });
+      else fresh.failedWith(d, { s: status === 'failed' ? 'failed' : 'pending', c: outcome.statusCode ?? null, err: outcome.error!, entry, n: nextAttemptAt });
+      if (fresh.unwritten > 0) scheduleFlush();
+    } else
+      record({
+        id: delivery.id,
+        attempts: delivery.attempts,
+        status,
+        statusCode: outcome.statusCode ?? null,
+        error: outcome.error ?? null,
+        entry,
+        deliveredAt: ok ? outcome.at.toISOString() : null,
+        nextAttemptAt,
+      });
     // The endpoint's state changes only on a failure, or on a success after failures.
     if (!ok || delivery.failingSince !== null) {
       const before = pendingOutcomes.get(delivery.endpointId);
@@ -275,9 +345,13 @@ export function startWebhookDispatcher(options: DispatcherOptions): WebhookDispa
 
   function record(entry: DeliveryRecord) {
     pendingRecords.push(entry);
+    scheduleFlush();
+  }
+
+  function scheduleFlush() {
     // A flush under way takes what arrives meanwhile; otherwise the group gathers a while first.
     if (flushing !== undefined) return;
-    if (pendingRecords.length >= GROUP_NOW || !running) startFlush();
+    if (pendingRecords.length + fresh.unwritten >= GROUP_NOW || !running) startFlush();
     else gathering ??= setTimeout(startFlush, recordGatherMs);
   }
 
@@ -290,16 +364,20 @@ export function startWebhookDispatcher(options: DispatcherOptions): WebhookDispa
   // One flush at a time; what arrives meanwhile goes in the next group.
   async function flush() {
     try {
-      while (pendingRecords.length > 0 || pendingOutcomes.size > 0) {
+      while (pendingRecords.length > 0 || pendingOutcomes.size > 0 || fresh.unwritten > 0) {
         const records = pendingRecords.splice(0);
         const outcomes = [...pendingOutcomes.values()];
         pendingOutcomes.clear();
+        const batches = fresh.drain();
         try {
           // Deliveries first: disabling an endpoint then fails whatever of it is still pending.
+          await finishBatches(db, { ...batches, now: now() });
           await recordDeliveries(db, records);
           await recordEndpointOutcomes(db, outcomes, { now: now(), disableFailingAfterMs });
         } catch (error) {
-          // Unrecorded: the claims lapse and the deliveries are sent again (at least once).
+          // Unrecorded: the claims lapse and the deliveries are sent again (at least once). Batch rows stay held
+          // while this process runs, so their outcomes are written with the next group (or lapse if it ends).
+          if (running) fresh.restore(batches);
           options.onError?.(error);
           if (running) await new Promise((resolve) => setTimeout(resolve, 1_000));
         }
@@ -310,26 +388,34 @@ export function startWebhookDispatcher(options: DispatcherOptions): WebhookDispa
   }
 
   const looping = loop();
+  options.attach?.({ holdMs: () => fresh.holdMs(), take });
 
   return {
     nudge,
     stop() {
       stopped ??= (async () => {
+        // Batches committed from now on are written unheld, and those still arriving are given back.
+        options.attach?.(undefined);
+        fresh.open = false;
         running = false;
-        stopping.abort();
+        for (const controller of inFlightAttempts) controller.abort();
         wake?.();
         await looping;
+        await admitting;
+        fresh.releaseWaiting();
         await Promise.allSettled([...attempts]);
-        const untried = [...abandoned, ...[...lanes.values()].flatMap((l) => l.queue)];
+        const queued = [...lanes.values()].flatMap((l) => l.queue);
+        for (const d of queued) if ('fresh' in d) fresh.abandon(d as FreshDelivery);
+        const untried = [...abandoned, ...queued.filter((d) => !('fresh' in d))];
         lanes.clear();
-        if (gathering !== undefined) startFlush();
+        if (gathering !== undefined || fresh.unwritten > 0) startFlush();
         while (flushing) await flushing;
         try {
           await releaseClaims(db, untried);
         } catch (error) {
           options.onError?.(error);
         }
-        await agent.destroy();
+        await pools.destroy();
       })();
       return stopped;
     },

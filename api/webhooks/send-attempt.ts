@@ -4,7 +4,8 @@
 // redirect can lead a delivery to an address the guard would refuse); of
 // the answer only a short prefix is read, for the log, and the rest is
 // dropped with the connection, so a huge answer never lands in memory.
-// Connections go through guarded-connector.ts (the SSRF guard).
+// Connections go through guarded-connector.ts (the SSRF guard), one pool
+// per origin (origin-pools.ts).
 import type { Dispatcher } from 'undici';
 import { retryAfterMs } from './retry-schedule.ts';
 
@@ -22,16 +23,24 @@ export interface AttemptOutcome {
 }
 
 export interface AttemptRequest {
-  url: string;
-  headers: Record<string, string>;
+  /** The endpoint's origin's pool (origin-pools.ts). */
+  dispatcher: Dispatcher;
+  /** Path and query. */
+  path: string;
+  /** Flat name, value, name, value …: undici takes them as they are. */
+  headers: string[];
   body: string;
 }
 
-/** What came of posting `request`; undefined when `options.signal` (the dispatcher stopping) cut it short: nothing to record. */
+/**
+ * What came of posting `request`; undefined when the dispatcher stopping
+ * cut it short (`options.stopped`): nothing to record. While it runs, its
+ * controller is in `options.inFlight`, which stop() aborts all at once
+ * (rather than each attempt listening for the stop).
+ */
 export async function sendAttempt(
-  dispatcher: Dispatcher,
   request: AttemptRequest,
-  options: { timeoutMs: number; now: () => Date; signal?: AbortSignal },
+  options: { timeoutMs: number; now: () => Date; inFlight?: Set<AbortController>; stopped?: () => boolean },
 ): Promise<AttemptOutcome | undefined> {
   const at = options.now();
   const started = performance.now();
@@ -42,8 +51,7 @@ export async function sendAttempt(
     late = true;
     controller.abort();
   }, options.timeoutMs);
-  const stop = () => controller.abort();
-  options.signal?.addEventListener('abort', stop, { once: true });
+  options.inFlight?.add(controller);
   const signal = controller.signal;
   const done = (fields: Omit<AttemptOutcome, 'at' | 'durationMs'>): AttemptOutcome => ({
     at,
@@ -51,18 +59,21 @@ export async function sendAttempt(
     ...fields,
   });
   try {
-    const url = new URL(request.url);
-    const answer = await dispatcher.request({
-      origin: url.origin,
-      path: `${url.pathname}${url.search}`,
+    const answer = await request.dispatcher.request({
+      path: request.path,
       method: 'POST',
       headers: request.headers,
       body: request.body,
       signal,
     });
-    const prefix = await readPrefix(answer.body, ANSWER_PREFIX_BYTES);
     const statusCode = answer.statusCode;
-    if (statusCode >= 200 && statusCode < 300) return done({ statusCode });
+    if (statusCode >= 200 && statusCode < 300) {
+      // Nothing of a success is kept: the answer is dropped as it arrives (up to undici's dump limit; past it
+      // the connection closes), with no stream iteration, and the connection is reused.
+      await answer.body.dump().catch(() => {});
+      return done({ statusCode });
+    }
+    const prefix = await readPrefix(answer.body, ANSWER_PREFIX_BYTES);
     const retryAfter = retryAfterMs(answer.headers['retry-after'], options.now());
     const error =
       statusCode >= 300 && statusCode < 400
@@ -70,12 +81,12 @@ export async function sendAttempt(
         : `answered ${statusCode}${prefix === '' ? '' : `: ${prefix}`}`;
     return done({ statusCode, error, ...(retryAfter !== undefined ? { retryAfterMs: retryAfter } : {}) });
   } catch (error) {
-    if (options.signal?.aborted) return undefined;
+    if (options.stopped?.()) return undefined;
     if (late) return done({ error: `no complete answer within ${options.timeoutMs / 1000} s` });
     return done({ error: describe(error) });
   } finally {
     clearTimeout(timer);
-    options.signal?.removeEventListener('abort', stop);
+    options.inFlight?.delete(controller);
   }
 }
 

@@ -28,6 +28,7 @@ export function serviceDispatcher(
     perEndpoint: config.webhooks.perEndpoint,
     onOutcome: metrics && ((outcome) => metrics.webhookDeliveries.inc({ outcome })),
     onError: log,
+    attach: (taker) => engine.attachWebhookTaker(taker),
     ...options,
   });
   const prune = startLoginPrune({ repo: engine.store.login, now: options.now, onError: log });

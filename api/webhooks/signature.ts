@@ -6,14 +6,20 @@
 // current one and, during a rotation's grace, the previous one too.
 import { createHmac } from 'node:crypto';
 
-export function signature(key: Buffer, id: string, timestamp: number, body: string): string {
+export function signature(key: Buffer, id: string, timestamp: number | string, body: string): string {
   return `v1,${createHmac('sha256', key).update(`${id}.${timestamp}.${body}`).digest('base64')}`;
+}
+
+/** The signature header's value: one `v1,…` per key, space-separated. */
+export function signatures(keys: readonly Buffer[], id: string, timestamp: number | string, body: string): string {
+  if (keys.length === 1) return signature(keys[0], id, timestamp, body);
+  return keys.map((key) => signature(key, id, timestamp, body)).join(' ');
 }
 
 export function signedHeaders(keys: readonly Buffer[], id: string, timestamp: number, body: string): Record<string, string> {
   return {
     'webhook-id': id,
     'webhook-timestamp': String(timestamp),
-    'webhook-signature': keys.map((key) => signature(key, id, timestamp, body)).join(' '),
+    'webhook-signature': signatures(keys, id, timestamp, body),
   };
 }

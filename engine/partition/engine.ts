@@ -18,20 +18,21 @@ import type { ModelWarning } from '../model/types.ts';
 import { ModelRejected } from './model-rejected.ts';
 import { createQueues, type ActivatedJob, type Queues } from '../queue/index.ts';
 import type { Variables } from '../runtime/types.ts';
-import { createStore, openDatabase, StoreUnavailableError, type Database, type Store, type Tx } from '../store/index.ts';
+import { createStore, openDatabase, type Database, type Store, type Tx } from '../store/index.ts';
 import { caseClient, type CaseEngine } from './case-client.ts';
 import { commandClient, freshKeys, withTimeout } from './command-client.ts';
 import type { CommandOrigin, EngineCommand, PublishOutcome, SignalOutcome, StartedInstance } from './commands.ts';
 import { publishMessage, type MessageToPublish } from './message-publish.ts';
 import { messageStartTargets, signalStartTargets } from './message-starts.ts';
 import { broadcastSignal } from './signal-broadcast.ts';
-import { EngineError } from './engine-error.ts';
+import { EngineError, unavailableAsEngineError } from './engine-error.ts';
 import { createRedisFlushMarker, type FlushMarker } from './flush-marker.ts';
 import { jobActivation } from './job-activation.ts';
 import { hashToPartition, partitionOfKey, scoped } from './keys.ts';
 import { ModelCache } from './model-cache.ts';
 import type { EngineLog } from './log.ts';
 import { Shard } from './shard.ts';
+import type { WebhookTaker } from './webhook-taker.ts';
 
 /**
  * What wires an engine without being configuration (that is EngineConfig,
@@ -161,6 +162,8 @@ export interface Engine extends CaseEngine {
   stalledPartitions(forMs: number): number[];
   /** The gauges a metrics scrape reads now; each part that does not answer within `timeoutMs` is left out. */
   gauges(timeoutMs: number): Promise<EngineGauges>;
+  /** Where this process's leaders hand committed webhook events (webhook-taker.ts): its dispatcher, or none (undefined). */
+  attachWebhookTaker(taker: WebhookTaker | undefined): void;
   close(): Promise<void>;
 }
 
@@ -209,16 +212,6 @@ export async function createEngine(config: EngineConfig, options: EngineOptions 
 /** The value, or undefined when it fails or takes longer than `ms`: a scrape must not hang on a store that does not answer. */
 function within<T>(work: Promise<T>, ms: number): Promise<T | undefined> {
   return withTimeout(work, ms).catch(() => undefined);
-}
-
-/** The store being unreachable is the caller's retryable UNAVAILABLE, not an internal error. */
-async function unavailableAsEngineError<T>(call: () => Promise<T>): Promise<T> {
-  try {
-    return await call();
-  } catch (err) {
-    if (err instanceof StoreUnavailableError) throw new EngineError('UNAVAILABLE', `The database is unavailable; retry shortly. (${err.message})`);
-    throw err;
-  }
 }
 
 function engineApi(parts: {
@@ -431,6 +424,7 @@ function engineApi(parts: {
 
     ownedPartitions: () => shard?.owned() ?? [],
     stalledPartitions: (forMs) => shard?.stalled(forMs) ?? [],
+    attachWebhookTaker: (taker) => shard?.attachWebhookTaker(taker),
 
     async gauges(timeoutMs) {
       if (shard === undefined) return { partitions, leads: false, led: [], incidentsOpen: undefined };

@@ -15,6 +15,7 @@ import type { EngineLog } from './log.ts';
 import type { Tracer } from '../tracing.ts';
 import { CommitThread } from './commit-thread.ts';
 import { PartitionLeader } from './leader/index.ts';
+import { WebhookTakerSlot, type WebhookTaker } from './webhook-taker.ts';
 
 export interface ShardOptions {
   store: Store;
@@ -47,6 +48,8 @@ const PRUNE_EVERY_MS = 60_000;
 
 export class Shard {
   private readonly leaders = new Map<number, PartitionLeader>();
+  /** Where the leaders hand committed webhook events to this process's dispatcher. */
+  private readonly webhooks = new WebhookTakerSlot();
   private timer: NodeJS.Timeout | undefined;
   private ticking: Promise<void> | undefined;
   private stopped = false;
@@ -89,6 +92,11 @@ export class Shard {
   }
 
   /** Partitions this shard leads now. */
+  /** The dispatcher the leaders hand their committed webhook events to, or none. */
+  attachWebhookTaker(taker: WebhookTaker | undefined): void {
+    this.webhooks.attach(taker);
+  }
+
   owned(): number[] {
     return [...this.leaders.keys()].sort((a, b) => a - b);
   }
@@ -161,6 +169,7 @@ export class Shard {
           commit: (batch) => this.commits.commit(batch),
           resumeCommits: () => this.commits.resume(p),
           send: () => this.sender,
+          webhooks: this.webhooks,
         });
         this.leaders.set(p, leader);
         (this.options.metrics ?? NO_METRICS).leaderChanged(p);

@@ -6,6 +6,7 @@
 import type { Batch, CommandWrite, SealedBatch } from './batch-types.ts';
 import { statsDeltas } from './element-stats.ts';
 import { encodeRecord, type StoredRecord } from './history-records.ts';
+import { webhookBatchKey } from './webhook-outbox.ts';
 
 export function sealBatch(batch: Batch): SealedBatch {
   const parts = new Map<string, string>();
@@ -177,6 +178,8 @@ function addBatch(batch: Batch, put: (name: string, items: unknown[]) => void): 
     'ev',
     (batch.events ?? []).map((e) => ({ p, i: e.id, a: e.account, ty: e.type, ts: e.timestamp, d: e.data })),
   );
+  // The batch's one outbox row, if any of its events is wanted (commit-batch-sql.ts `hook`).
+  put('eb', batch.events?.length ? [{ p, k: webhookBatchKey(batch), l: batch.webhookHoldMs ?? 0 }] : []);
   // One row per instance: its records of this batch, in order, compactly (history-records.ts).
   const history = new Map<string, { p: number; a: string; k: string; r: StoredRecord[] }>();
   for (const w of batch.history ?? []) {

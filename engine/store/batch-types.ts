@@ -136,6 +136,14 @@ export interface Batch {
   commands?: CommandWrite[];
   /** Webhook events of the batch's changes (engine-events.ts): deliveries for the endpoints that want them, written with the rest. */
   events?: WebhookEvent[];
+  /** Distinguishes this batch's outbox row among its leader's (webhook-outbox.ts webhookBatchKey); required with `events`. */
+  seq?: number;
+  /**
+   * How long the leader's own dispatcher holds the batch's outbox row while
+   * it sends the events in memory; absent or 0: nobody here takes them, and
+   * any dispatcher may claim the row at once.
+   */
+  webhookHoldMs?: number;
 }
 
 /** What became of one batch of a commitBatches call. */

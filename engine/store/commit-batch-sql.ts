@@ -58,14 +58,15 @@ const REFUSED = 'orca batch refused: ';
  * into case_instances; their jobs, timers, incidents and history ride in
  * the same fields as a process instance's, under the case key.
  *
- * Webhook events (payload `ev`, engine-events.ts) become the outbox's
- * delivery rows in the same way as ENQUEUE_WEBHOOK_EVENTS
- * (webhook-outbox.ts) writes them, behind the fence like every other write:
- * one per enabled endpoint of the event's account subscribed to its type.
- * The endpoints are found per event through the partial index on enabled
- * endpoints by account (a nested loop, whatever the table held when the
- * plan was made), so an account without endpoints costs one empty index
- * probe per event; the event id makes a replayed batch add nothing.
+ * Webhook events (payload `ev`, engine-events.ts) become ONE outbox row
+ * per batch (`webhook_batches`, keyed by the leader's batch key in `eb`, so
+ * a replayed statement adds nothing), behind the fence like every other
+ * write, holding the batch's events when at least one of them is wanted by
+ * an enabled endpoint of its account (found through the partial index on
+ * enabled endpoints by account: one index probe per event). `eb.l` is how
+ * long the leader's own dispatcher holds the row while it sends the events
+ * it took in memory (0: nobody here takes them, the row is due at once);
+ * the deliveries themselves are worked out by the dispatcher, not here.
  *
  * Several partitions' batches share the statement (commitBatches): every
  * row carries its partition, and every write is gated on that partition's
@@ -193,12 +194,18 @@ hist as (
   where x.p in (select id from ok)
 ),
 hook as (
-  insert into webhook_deliveries (endpoint_id, account, event_id, type, payload)
-  select w.id, x.a, x.i, x.ty, jsonb_build_object('type', x.ty, 'timestamp', x.ts, 'data', x.d)
-  from jsonb_to_recordset($1::jsonb->'ev') as x(p int, i text, a text, ty text, ts text, d jsonb)
-  join webhook_endpoints w on w.account = x.a and w.status = 'enabled' and w.events ? x.ty
-  where x.p in (select id from ok)
-  on conflict (endpoint_id, event_id) do nothing
+  insert into webhook_batches (key, partition, events, claimed_until)
+  select b.k, b.p, e.events, case when b.l > 0 then now() + b.l * interval '1 millisecond' end
+  from jsonb_to_recordset($1::jsonb->'eb') as b(p int, k text, l int8)
+  cross join lateral (
+    select jsonb_agg(x) as events
+    from jsonb_to_recordset($1::jsonb->'ev') as x(p int, i text, a text, ty text, ts text, d jsonb)
+    -- A subplan, not a semi-join: probed per event with the account as its index condition.
+    where x.p = b.p
+      and (select true from webhook_endpoints w where w.account = x.a and w.status = 'enabled' and w.events ? x.ty limit 1)
+  ) e
+  where b.p in (select id from ok) and e.events is not null
+  on conflict (key) do nothing
 ),
 stats as (
   insert into element_stats as t (account, bpmn_process_id, version, element_id, partition, active, incidents, completed, canceled)

@@ -13,6 +13,7 @@ import { historyRows, incidentRow, jobRow, timerRow } from './runtime-rows.ts';
 import { webhookEndpoints } from './schema.ts';
 import { webhookEventId } from './webhook-outbox.ts';
 import { historyWrite, incidentWrite, instanceDoc, jobWrite, keyOf, timerWrite } from './test-fixtures.ts';
+import { OUTBOX_DELIVERIES } from './testing/outbox-deliveries.ts';
 
 const testDb = createTestDatabase();
 let database: Database;
@@ -533,7 +534,7 @@ describe('commitBatch: webhook events', () => {
     const ids = instanceKeys.map((k) => webhookEventId('process_instance.completed', k));
     return rows<{ endpoint_id: string; account: string; event_id: string; type: string; payload: unknown; status: string }>(
       database.db,
-      sql`select endpoint_id, account, event_id, type, payload, status from webhook_deliveries
+      sql`select endpoint_id, account, event_id, type, payload, status from ${sql.raw(OUTBOX_DELIVERIES)}
           where event_id in ${ids} order by event_id, endpoint_id`,
     );
   }
@@ -613,7 +614,7 @@ describe('commitBatch: webhook events', () => {
       await client.query(`prepare plan_probe(jsonb) as ${COMMIT_BATCH.text}`);
       const explained = await client.query<Record<string, string>>(`explain execute plan_probe('{"f":[]}')`);
       const plan = explained.rows.map((r) => r['QUERY PLAN']).join('\n');
-      const hook = plan.slice(plan.indexOf('Insert on webhook_deliveries'));
+      const hook = plan.slice(plan.indexOf('Insert on webhook_batches'));
       expect(hook).toMatch(/Nested Loop[\s\S]*Index Scan using webhook_endpoints_enabled_idx on webhook_endpoints[^\n]*\n\s*Index Cond: \(account = /);
       expect(plan).not.toMatch(/Seq Scan on webhook_endpoints|Hash Join[^\n]*\n[^\n]*webhook_endpoints/);
     } finally {

@@ -43,6 +43,7 @@ const TABLES = [
   'request_keys',
   'signups',
   'timers',
+  'webhook_batches',
   'webhook_deliveries',
   'webhook_endpoints',
 ];

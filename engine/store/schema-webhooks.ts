@@ -89,6 +89,38 @@ export const webhookDeliveries = pgTable(
   ],
 );
 
+/**
+ * The outbox of the partition leaders' batches: one row per committed batch
+ * that had an event some enabled endpoint wants (`events`: the batch's
+ * webhook events, as WebhookEvent), written by the batch statement instead
+ * of a delivery row per event and endpoint. The leader's own dispatcher
+ * takes the events in memory and holds the row (`claimed_until`, set by
+ * the statement) while it sends them; once every delivery has succeeded or
+ * become a retrying delivery row, it sets `delivered_at` and `outcomes`
+ * (`[{e: endpoint, i: event id, c: status code, ms, at}]`). A row whose
+ * hold lapsed undelivered (its dispatcher died) is taken over by any
+ * dispatcher: turned into delivery rows and deleted, in one statement.
+ */
+export const webhookBatches = pgTable(
+  'webhook_batches',
+  {
+    /** The leader's batch key (`<partition>:<epoch>:<seq>`): a batch statement sent again adds nothing. */
+    key: text('key').primaryKey(),
+    partition: integer('partition').notNull(),
+    events: jsonb('events').$type<{ i: string; a: string; ty: string; ts: string; d: Record<string, unknown> }[]>().notNull(),
+    createdAt: instant('created_at').notNull().defaultNow(),
+    claimedUntil: instant('claimed_until'),
+    deliveredAt: instant('delivered_at'),
+    outcomes: jsonb('outcomes').$type<{ e: string; i: string; c: number; ms: number; at: string }[]>(),
+  },
+  (t) => [
+    // What a takeover claims and the backlog counts: undelivered rows, oldest first.
+    index('webhook_batches_undelivered_idx')
+      .on(t.createdAt)
+      .where(sql`${t.deliveredAt} is null`),
+  ],
+);
+
 // ─── Account sign-in for people ─────────────────────────────────────────────
 // As with the other credentials, codes, link tokens and session tokens are
 // kept only as sha256 hashes and found by them.

@@ -1,11 +1,13 @@
 // The webhook outbox as its writers see it: the event types an account can
-// subscribe to, the stable id of an event, and the SQL that turns events
-// into delivery rows for every enabled endpoint of the account subscribed to
-// their type. Whoever makes a change writes its events with it, in the same
-// transaction: the partition leader's batch statement (commit-batch-sql.ts,
-// payload field `ev`), a deploy, an incident's resolution, a credit charge.
-// An event no endpoint wants writes nothing; a write replayed (a batch sent
-// again after a lost answer) finds its rows already there and adds none.
+// subscribe to, the stable id of an event, and how events are written.
+// Whoever makes a change writes its events with it, in the same
+// transaction. A partition leader's batch statement (commit-batch-sql.ts,
+// payload fields `ev` and `eb`) writes one `webhook_batches` row holding the
+// batch's events, keyed by webhookBatchKey so a replayed statement adds
+// nothing; its dispatcher then sends them (api/webhooks). A deploy, an
+// incident's resolution or a credit charge write delivery rows, one per
+// enabled endpoint of the account subscribed to the event's type
+// (ENQUEUE_WEBHOOK_EVENTS); a write replayed finds its rows already there.
 import type { Db } from './db.ts';
 import { runStatement, type Statement } from './statement.ts';
 
@@ -43,6 +45,18 @@ export interface WebhookEvent {
  */
 export function webhookEventId(type: string, key: string): string {
   return `msg_${key}_${type.replace('.', '_')}`;
+}
+
+/** The key of a leader's batch's outbox row: unique, since every leadership of a partition has an epoch of its own. */
+export function webhookBatchKey(batch: { partition: number; epoch: number; seq?: number }): string {
+  return `${batch.partition}:${batch.epoch}:${batch.seq ?? 0}`;
+}
+
+/** A committed batch's events, as its leader hands them to the dispatcher of its process (Engine.takeWebhookEvents). */
+export interface CommittedWebhookEvents {
+  /** The batch's outbox row (webhookBatchKey), held for the taker until its hold lapses. */
+  key: string;
+  events: readonly WebhookEvent[];
 }
 
 /**

@@ -11,6 +11,7 @@ import type { Engine } from '../../engine/partition/index.ts';
 import { end, flow, processXml, service, start } from '../../engine/runtime/testing.ts';
 import { rows, schema, WEBHOOK_EVENT_TYPES, webhookEventId } from '../../engine/store/index.ts';
 import { engineFixture, eventually, type EngineFixture } from './engine-fixture.ts';
+import { OUTBOX_DELIVERIES } from '../../engine/store/testing/outbox-deliveries.ts';
 
 const ONE_TASK = processXml('one', start() + service('task', 'work') + end() + flow('f1', 'start', 'task') + flow('f2', 'task', 'end'));
 const USER_TASK = processXml('human', start() + '<bpmn:userTask id="review"/>' + end() + flow('f1', 'start', 'review') + flow('f2', 'review', 'end'));
@@ -72,8 +73,8 @@ afterAll(() => fixture.cleanup());
 async function deliveriesAbout(account: string, instanceKey: string): Promise<Delivery[]> {
   return rows<Delivery>(
     engine.store.db,
-    sql`select endpoint_id, event_id, type, payload from webhook_deliveries
-        where account = ${account} and payload->'data'->>'processInstanceKey' = ${instanceKey} order by id`,
+    sql`select endpoint_id, event_id, type, payload from ${sql.raw(OUTBOX_DELIVERIES)}
+        where account = ${account} and payload->'data'->>'processInstanceKey' = ${instanceKey} order by id, endpoint_id`,
   );
 }
 
@@ -212,7 +213,7 @@ describe('engine webhook events', () => {
     ]);
     expect(await deliveriesAbout(NARROW, failing.processInstanceKey)).toEqual([]);
     expect(await deliveriesAbout(BARE, bare.processInstanceKey)).toEqual([]);
-    const [{ n }] = await rows<{ n: number }>(engine.store.db, sql`select count(*)::int as n from webhook_deliveries where account = ${BARE}`);
+    const [{ n }] = await rows<{ n: number }>(engine.store.db, sql`select count(*)::int as n from ${sql.raw(OUTBOX_DELIVERIES)} where account = ${BARE}`);
     expect(n).toBe(0);
   });
 });

@@ -14,6 +14,7 @@ import type { Engine } from '../../engine/partition/index.ts';
 import { deleteByPrefix } from '../../engine/queue/testing/redis.ts';
 import { webhookEventId } from '../../engine/store/index.ts';
 import { engineFixture, type EngineFixture } from '../engine/engine-fixture.ts';
+import { OUTBOX_DELIVERIES } from '../../engine/store/testing/outbox-deliveries.ts';
 import {
   faultSuite,
   flushWhileLoaded,
@@ -52,7 +53,7 @@ async function expectOneDeliveryPerCompletion(schema: string, account: string, e
   expect(completed).toHaveLength(expected);
   const deliveries = await query<{ event_id: string; type: string; instance_key: string; endpoint_id: string }>(
     schema,
-    `select event_id, type, payload->'data'->>'processInstanceKey' as instance_key, endpoint_id from webhook_deliveries where account = $1`,
+    `select event_id, type, payload->'data'->>'processInstanceKey' as instance_key, endpoint_id from ${OUTBOX_DELIVERIES} where account = $1`,
     [account],
   );
   expect(deliveries).toHaveLength(completed.length);

@@ -15,6 +15,7 @@ import type { Effects } from './effects.ts';
 import type { Executor } from './execute.ts';
 import type { CommandIntake, LocalCommand } from './intake.ts';
 import { timerUnit, type Internal, type InternalWork } from './internal-work.ts';
+import type { WebhookTakerSlot } from '../webhook-taker.ts';
 import type { Isolation } from './isolation.ts';
 import type { MessageState } from './messages.ts';
 import type { CommandResults } from './results.ts';
@@ -37,7 +38,11 @@ export class BatchBuilder {
     private readonly intake: CommandIntake,
     /** Buffered messages whose time to live ran out are deleted with each batch (extension). */
     private readonly messages: MessageState,
+    private readonly webhooks?: WebhookTakerSlot,
   ) {}
+
+  /** Numbers this leader's batches that carry webhook events (their outbox rows' keys). */
+  private webhookSeq = 0;
 
   /** Applies the commands to the instances in memory and gathers what the batch writes and, once committed, does. */
   async build(entries: StreamEntry[], local: LocalCommand[], isolated: boolean): Promise<BatchWork> {
@@ -114,6 +119,11 @@ export class BatchBuilder {
     // the time it is published the next batch may have changed the memory.
     work.variables = this.effects.waitingJobVariables(work);
     if (entries.length > 0) work.ack = { partition: this.partition, uptoId: entries[entries.length - 1].id };
+    if (work.batch.events!.length > 0) {
+      work.batch.seq = this.webhookSeq++;
+      // Decided before the commit: the statement writes the hold into the batch's outbox row.
+      work.batch.webhookHoldMs = this.webhooks?.current?.holdMs() ?? 0;
+    }
     return work;
   }
 }

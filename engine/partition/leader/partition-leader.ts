@@ -27,6 +27,7 @@ import { stderrLog, type EngineLog } from '../log.ts';
 import type { ModelCache } from '../model-cache.ts';
 import { TimerWheel } from '../timer-wheel.ts';
 import { CaseModels } from '../case-models.ts';
+import type { WebhookTakerSlot } from '../webhook-taker.ts';
 import { BatchBuilder } from './build-batch.ts';
 import { CaseCommands } from './cases.ts';
 import { Contexts } from './context.ts';
@@ -72,6 +73,8 @@ export interface LeaderOptions {
   partitions?: number;
   /** The engine's command client, once it has one: thrown signals go to the other partitions through it. */
   send?: () => SendCommand | undefined;
+  /** The process's webhook dispatcher, if one is attached: committed batches' events go to it in memory. */
+  webhooks?: WebhookTakerSlot;
 }
 
 export class PartitionLeader {
@@ -119,8 +122,30 @@ export class PartitionLeader {
     const executor = new Executor(models, contexts, this.hot, effects, startTimers, messageCommands, signalCommands, cases);
     const isolation = new Isolation(partition, store, queues, this.hot, executor, log);
     const internalWork = new InternalWork(partition, models, contexts, this.hot, executor, effects, startTimers, log, signalCommands, cases);
-    const builder = new BatchBuilder(partition, epoch, this.results, executor, isolation, this.internal, internalWork, effects, this.intake, messages);
-    const publisher = new Publisher(partition, options.metrics ?? NO_METRICS, queues, this.wheel, this.hot, this.results, isolation, this.signals);
+    const builder = new BatchBuilder(
+      partition,
+      epoch,
+      this.results,
+      executor,
+      isolation,
+      this.internal,
+      internalWork,
+      effects,
+      this.intake,
+      messages,
+      options.webhooks,
+    );
+    const publisher = new Publisher(
+      partition,
+      options.metrics ?? NO_METRICS,
+      queues,
+      this.wheel,
+      this.hot,
+      this.results,
+      isolation,
+      this.signals,
+      options.webhooks,
+    );
     this.pipeline = new CommitPipeline(this.intake, builder, isolation, publisher, options.commit, partition, options.tracer);
     this.recovery = {
       partition,

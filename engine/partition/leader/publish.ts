@@ -3,11 +3,14 @@
 // removed, replies sent and stream entries acknowledged in one publication,
 // then the local callers answered; ended instances leave memory and the
 // batch's results leave the not-yet-committed set; the signals its
-// instances threw go to the other partitions; and the batch's tally
-// goes to the metrics, once, so only published work is counted.
+// instances threw go to the other partitions; the batch's tally goes to
+// the metrics, once, so only published work is counted; and its webhook
+// events go to the process's dispatcher (webhook-taker.ts).
 import type { EngineMetrics } from '../../metrics.ts';
 import type { Publication, Queues } from '../../queue/index.ts';
+import { webhookBatchKey } from '../../store/index.ts';
 import type { TimerWheel } from '../timer-wheel.ts';
+import type { WebhookTakerSlot } from '../webhook-taker.ts';
 import type { BatchWork } from './batch-work.ts';
 import type { HotInstances } from './hot-instances.ts';
 import type { Isolation } from './isolation.ts';
@@ -24,6 +27,7 @@ export class Publisher {
     private readonly results: CommandResults,
     private readonly isolation: Isolation,
     private readonly signals: SignalOutbox,
+    private readonly webhooks?: WebhookTakerSlot,
   ) {}
 
   /** Committed: now, and only now, the world may see it. */
@@ -50,5 +54,9 @@ export class Publisher {
     for (const { command, reply } of work.answers) command.resolve(structuredClone(reply));
     if (work.signals.length > 0) this.signals.dispatch(work.signals);
     this.metrics.batchPublished(this.partition, work.tally);
+    // Held for the dispatcher of this process: its events are sent from memory. A
+    // dispatcher detached meanwhile leaves the row to lapse and be claimed by any.
+    const { batch } = work;
+    if (batch.webhookHoldMs) this.webhooks?.current?.take({ key: webhookBatchKey(batch), events: batch.events! });
   }
 }
