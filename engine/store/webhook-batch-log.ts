@@ -3,13 +3,14 @@
 // in its webhook_batches row (`outcomes`: endpoint, event id, status code,
 // duration, time). This module reads those outcomes as deliveries of one
 // endpoint (listed, got by id) and turns one into a delivery row when it is
-// sent again. Such a delivery's id is derived, not stored: `b`, the batch
+// sent again; and prunes the log past its retention. Such a delivery's id is derived, not stored: `b`, the batch
 // key's numbers and the event's index in the batch's `events`, joined by
 // `-` (`b3-17-1042-0`); the endpoint is the route's. The position both
 // sources are ordered by, newest first, is (created_at, source, tie) with a
 // batch entry before a delivery row of the same instant.
 import { sql } from 'drizzle-orm';
 import { rows, type Db } from './db.ts';
+import { runStatement, type Statement } from './statement.ts';
 import type { WebhookDeliveryRow } from './webhooks-repository.ts';
 
 /** Where an entry of the merged log stands: `t` created_at to the microsecond (ISO, UTC), `k` its source, `x` its id. */
@@ -168,4 +169,40 @@ export async function batchEntryToDelivery(db: Db, account: string, endpointId: 
     returning id::text as id`,
   );
   return row?.id;
+}
+
+// The retention's deletes, oldest first, at most $2 rows per statement, rows
+// another process is deleting skipped: delivered batch rows through their
+// partial index on created_at (an undelivered one is never deleted), and
+// finished delivery rows (pending ones are still being sent) among the oldest
+// few by id: ids follow the order rows were written in, so the head of the
+// primary key is where expired rows are, and the scan stays bounded however
+// large the table (a head of rows still retrying holds the prune back only
+// until they finish).
+const PRUNE_BATCHES: Statement = {
+  text: `with gone as (delete from webhook_batches where key in (
+  select key from webhook_batches where delivered_at is not null and created_at <= $1::timestamptz order by created_at limit $2 for update skip locked)
+  returning 1)
+select count(*)::int as n from gone`,
+};
+const PRUNE_DELIVERIES: Statement = {
+  text: `with gone as (delete from webhook_deliveries where id in (
+  select d.id from (select id from webhook_deliveries order by id limit $2 * 4) o join webhook_deliveries d on d.id = o.id
+  where d.status <> 'pending' and d.created_at <= $1::timestamptz order by d.id limit $2 for update of d skip locked)
+  returning 1)
+select count(*)::int as n from gone`,
+};
+
+/**
+ * Deletes up to `limit` delivered batch rows and up to `limit` finished
+ * delivery rows written at or before `before`: the delivery log's entries
+ * past its retention. `more`: a statement came back full (go on).
+ */
+export async function pruneDeliveryLog(db: Db, before: Date, limit: number): Promise<{ batches: number; deliveries: number; more: boolean }> {
+  const at = before.toISOString();
+  const [batches] = await runStatement<{ n: number }>(db, PRUNE_BATCHES, [at, limit]);
+  const [deliveries] = await runStatement<{ n: number }>(db, PRUNE_DELIVERIES, [at, limit]);
+  const b = Number(batches.n);
+  const d = Number(deliveries.n);
+  return { batches: b, deliveries: d, more: b >= limit || d >= limit };
 }

@@ -21,6 +21,7 @@ import {
   getBatchEntry,
   isBatchDeliveryId,
   listBatchEntries,
+  pruneDeliveryLog,
   type LoggedDelivery,
 } from './webhook-batch-log.ts';
 import type { WebhookEvent } from './webhook-outbox.ts';
@@ -301,5 +302,7 @@ export function webhooksRepository(db: Db) {
     listDeliveries,
     getDelivery,
     redeliver,
+    /** The delivery log past its retention, a bounded step (webhook-batch-log.ts pruneDeliveryLog). */
+    pruneLog: (before: Date, limit: number) => pruneDeliveryLog(db, before, limit),
   });
 }

@@ -4,10 +4,12 @@
 // their own, with its response code and duration; the cursor pages across
 // both kinds without a gap or a repeat; one is got by id; and sent again it
 // becomes a delivery row (its first attempt in its log) that reaches the
-// receiver a second time under the same webhook-id.
+// receiver a second time under the same webhook-id. Past the retention, both
+// kinds are pruned alike, and a delivery still pending is kept.
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { end, flow, processXml, start } from '../../engine/runtime/testing.ts';
+import { startLogPrune } from '../../api/webhooks/log-prune.ts';
 import { rows } from '../../engine/store/index.ts';
 import { eventually } from '../webhooks/outbox.ts';
 import { startReceiver, type Receiver } from '../webhooks/receiver.ts';
@@ -163,5 +165,27 @@ describe('the delivery log of an endpoint', () => {
     // Another account sees none of it.
     const other = await api.newAccount();
     expect((await api.call('GET', base(), { apiKey: other.apiKey })).status).toBe(404);
+  });
+
+  it('prunes delivered batch rows and finished delivery rows past the retention, and keeps a pending one', async () => {
+    const db = api.engine.store.db;
+    const items = await log();
+    const kept = items.find((d) => /^\d+$/.test(d.id))!;
+    await db.execute(sql`update webhook_deliveries set status = 'pending', next_attempt_at = now() + interval '1 day' where id = ${Number(kept.id)}`);
+    const batches = await rows<{ n: number }>(db, sql`select count(*)::int as n from webhook_batches where delivered_at is not null`);
+    expect(batches[0].n).toBeGreaterThan(0);
+
+    // Within the retention nothing goes.
+    const prune = startLogPrune({ repo: api.engine.store.webhooks, retentionMs: 3_600_000, batch: 2 });
+    expect(await prune.runOnce()).toEqual({ batches: 0, deliveries: 0 });
+    await prune.stop();
+    // Two hours on, everything finished is past it; steps of 2 rows go on until done.
+    const later = startLogPrune({ repo: api.engine.store.webhooks, retentionMs: 3_600_000, batch: 2, now: () => new Date(Date.now() + 7_200_000) });
+    const gone = await later.runOnce();
+    await later.stop();
+    expect(gone.batches).toBe(batches[0].n);
+    expect(gone.deliveries).toBe(items.filter((d) => /^\d+$/.test(d.id)).length - 1);
+    expect((await log()).map((d) => d.id)).toEqual([kept.id]);
+    expect(await rows(db, sql`select key from webhook_batches where delivered_at is not null`)).toEqual([]);
   });
 });
