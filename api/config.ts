@@ -151,6 +151,8 @@ export const appConfigSchema = z.object({
       timeoutMs: z.preprocess(blankAsUnset, z.coerce.number().int().min(1_000).max(60_000).default(15_000)),
       /** Attempts in flight at once to one endpoint, per dispatcher: a hanging endpoint holds only these. */
       perEndpoint: z.preprocess(blankAsUnset, z.coerce.number().int().min(1).max(256).default(64)),
+      /** How long the delivery log keeps a finished delivery, ms (30 days); 0: for good. */
+      logRetentionMs: z.preprocess(blankAsUnset, z.coerce.number().int().min(0).max(3_153_600_000_000).default(2_592_000_000)),
     })
     .prefault({}),
   engine: engineConfigSchema.prefault({}),

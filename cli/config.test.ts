@@ -49,6 +49,7 @@ describe('loadConfig', () => {
       ORCA_WEBHOOK_DISPATCHER: 'off',
       ORCA_WEBHOOK_TIMEOUT_MS: '5000',
       ORCA_WEBHOOK_PER_ENDPOINT: '8',
+      ORCA_WEBHOOK_LOG_RETENTION_MS: '604800000',
       ORCA_URL: 'http://orca-api.orca:8080',
       ORCA_OPERATOR_WATCH_NAMESPACE: 'models',
       ORCA_OPERATOR_LEASE_NAMESPACE: 'orca',
@@ -65,7 +66,14 @@ describe('loadConfig', () => {
         accounts: { sessionTtlSeconds: 3_600 },
         credits: { enabled: false, lowThreshold: 25, adminToken: 'operator-token-0123456789' },
         mcp: { allowedOrigins: ['https://app.example.com', 'http://localhost:5173'] },
-        webhooks: { secretKey: 'AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=', allowPrivateNetworks: true, dispatcher: false, timeoutMs: 5000, perEndpoint: 8 },
+        webhooks: {
+          secretKey: 'AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=',
+          allowPrivateNetworks: true,
+          dispatcher: false,
+          timeoutMs: 5000,
+          perEndpoint: 8,
+          logRetentionMs: 604_800_000,
+        },
         operator: { orcaUrl: 'http://orca-api.orca:8080', watchNamespace: 'models', leaseNamespace: 'orca', identity: 'orca-operator-7d9f', resyncSeconds: 60 },
         engine: {
           databaseUrl: 'postgres://db/orca',

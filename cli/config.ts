@@ -36,6 +36,7 @@ export const ENVIRONMENT = {
   ORCA_WEBHOOK_DISPATCHER: ['webhooks', 'dispatcher'],
   ORCA_WEBHOOK_TIMEOUT_MS: ['webhooks', 'timeoutMs'],
   ORCA_WEBHOOK_PER_ENDPOINT: ['webhooks', 'perEndpoint'],
+  ORCA_WEBHOOK_LOG_RETENTION_MS: ['webhooks', 'logRetentionMs'],
   ORCA_URL: ['operator', 'orcaUrl'],
   ORCA_OPERATOR_WATCH_NAMESPACE: ['operator', 'watchNamespace'],
   ORCA_OPERATOR_LEASE_NAMESPACE: ['operator', 'leaseNamespace'],

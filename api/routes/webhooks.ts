@@ -56,7 +56,11 @@ export const withSecret = endpointSchema.extend({
 });
 
 const deliverySchema = z.object({
-  id: z.string().describe('The delivery id (digits).'),
+  id: z
+    .string()
+    .describe(
+      "The delivery id: digits for a delivery with a row of its own; for an engine event delivered at its first attempt, b and its batch's partition, epoch, sequence and the event's index, joined by '-' (b3-17-1042-0).",
+    ),
   endpointId: z.string(),
   eventId: z.string().describe('The webhook-id header: the same on every attempt, and for every endpoint the event went to.'),
   type: z.string(),
@@ -74,7 +78,11 @@ const deliverySchema = z.object({
 });
 
 const idParams = z.object({ id: z.string().regex(/^ep_[0-9a-f]{24}$/, 'must be a webhook endpoint id (ep_ and 24 hex digits)') });
-const deliveryParams = idParams.extend({ deliveryId: z.string().regex(/^[1-9][0-9]{0,18}$/, 'must be a delivery id (digits)') });
+const deliveryParams = idParams.extend({
+  deliveryId: z
+    .string()
+    .regex(/^([1-9][0-9]{0,18}|b[0-9]{1,10}-[0-9]{1,16}-[0-9]{1,16}-[0-9]{1,6})$/, "must be a delivery id (digits, or b and four numbers joined by '-')"),
+});
 
 const createBody = z.object({ url: endpointUrlSchema, events: eventsSchema, description: descriptionSchema.optional() });
 const updateBody = z
@@ -229,7 +237,8 @@ export const register: RegisterRoutes = async (app, ctx) => {
     {
       method: 'GET',
       path: '/api/v1/webhooks/:id/deliveries',
-      summary: "The endpoint's deliveries, newest first: status, attempts, the last response code or error, and every attempt with its time and duration.",
+      summary:
+        "The endpoint's deliveries, newest first (by when the event was written): every delivery with a row of its own and every engine event delivered at its first attempt, with status, attempts, the last response code or error, and every attempt with its time and duration.",
       tags: TAGS,
       auth: 'apiKey',
       params: idParams,
@@ -243,10 +252,26 @@ export const register: RegisterRoutes = async (app, ctx) => {
   route(
     app,
     {
+      method: 'GET',
+      path: '/api/v1/webhooks/:id/deliveries/:deliveryId',
+      summary:
+        'One delivery of the endpoint, as the delivery log lists it. The id of an engine event delivered at its first attempt (b…) keeps naming it after it was sent again: it then answers with the delivery it became.',
+      tags: TAGS,
+      auth: 'apiKey',
+      params: deliveryParams,
+      response: { status: 200, schema: deliverySchema },
+      errors: [400, 401, 404],
+    },
+    async ({ params }, request) => hooks.delivery(request.account, params.id, params.deliveryId),
+  );
+
+  route(
+    app,
+    {
       method: 'POST',
       path: '/api/v1/webhooks/:id/deliveries/:deliveryId/redeliver',
       summary:
-        'Send a delivery again, with the same webhook-id: it becomes pending and due now (one more attempt, then retries as its schedule stands). 409 while the endpoint is disabled or while the delivery is being sent.',
+        'Send a delivery again, with the same webhook-id: it becomes pending and due now (one more attempt, then retries as its schedule stands). An engine event delivered at its first attempt (id b…) becomes a delivery with an id of its own (digits), its first attempt in its log; the answer is that delivery. 409 while the endpoint is disabled or while the delivery is being sent.',
       tags: TAGS,
       auth: 'apiKey',
       params: deliveryParams,

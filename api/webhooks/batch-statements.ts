@@ -53,6 +53,8 @@ export interface FailedFresh {
 export interface FinishedBatch {
   k: string;
   o: { e: string; i: string; c: number; ms: number; at: string }[];
+  /** The distinct endpoints of `o`: what the endpoints' delivery logs find the row by (its GIN index). */
+  n: string[];
 }
 
 // $1 failed deliveries, $2 finished batches, $3 now, $4 batch keys whose hold is given back.
@@ -65,8 +67,9 @@ const FINISH: Statement = {
   from jsonb_to_recordset($1::jsonb) as f(e text, a text, i text, ty text, b text, s text, c int, err text, entry jsonb, n timestamptz)
   on conflict (endpoint_id, event_id) do nothing
 ), finished as (
-  update webhook_batches t set delivered_at = $3::timestamptz, claimed_until = null, outcomes = o.o
-  from jsonb_to_recordset($2::jsonb) as o(k text, o jsonb)
+  update webhook_batches t set delivered_at = $3::timestamptz, claimed_until = null, outcomes = o.o,
+    endpoints = array(select jsonb_array_elements_text(o.n))
+  from jsonb_to_recordset($2::jsonb) as o(k text, o jsonb, n jsonb)
   where t.key = o.k and t.delivered_at is null
 ), released as (
   update webhook_batches t set claimed_until = null

@@ -67,6 +67,8 @@ export interface WebhookEndpoints {
   /** Writes a `webhook.test` event to this endpoint alone, subscribed to it or not. */
   sendTest(account: string, id: string): Promise<WebhookDelivery>;
   deliveries(account: string, id: string, page: PageRequest): Promise<Page<WebhookDelivery>>;
+  /** One delivery by id (a delivery row's digits or a batch entry's b…). */
+  delivery(account: string, id: string, deliveryId: string): Promise<WebhookDelivery>;
   redeliver(account: string, id: string, deliveryId: string): Promise<WebhookDelivery>;
 }
 
@@ -123,6 +125,11 @@ export function deliveryView(row: WebhookDeliveryRow): WebhookDelivery {
 const noSuchEndpoint = () =>
   new ApiError('NOT_FOUND', 'No webhook endpoint with this id on your account.', {
     errors: [{ field: 'params.id', message: 'not an endpoint of this account' }],
+  });
+
+const noSuchDelivery = () =>
+  new ApiError('NOT_FOUND', 'No delivery with this id on this endpoint.', {
+    errors: [{ field: 'params.deliveryId', message: 'not a delivery of this endpoint' }],
   });
 
 export function createWebhookEndpoints(options: CreateWebhookEndpointsOptions): WebhookEndpoints {
@@ -211,12 +218,15 @@ export function createWebhookEndpoints(options: CreateWebhookEndpointsOptions): 
       return { items: result.items.map(deliveryView), nextCursor: result.nextCursor };
     },
 
+    async delivery(account, id, deliveryId) {
+      await found(repo.getEndpoint(account, id));
+      const row = await repo.getDelivery(account, id, deliveryId);
+      if (row === null) throw noSuchDelivery();
+      return deliveryView(row);
+    },
+
     async redeliver(account, id, deliveryId) {
       const endpoint = await found(repo.getEndpoint(account, id));
-      const noSuchDelivery = () =>
-        new ApiError('NOT_FOUND', 'No delivery with this id on this endpoint.', {
-          errors: [{ field: 'params.deliveryId', message: 'not a delivery of this endpoint' }],
-        });
       if (endpoint.status !== 'enabled') {
         if ((await repo.getDelivery(account, id, deliveryId)) === null) throw noSuchDelivery();
         throw new ApiError('CONFLICT', 'The endpoint is disabled; enable it (POST …/enable) before sending it deliveries again.');

@@ -117,7 +117,7 @@ export class FreshBatches {
         }
       }
       // Nothing wanted here (no endpoint now): the row, if the statement wrote one, is done.
-      if (fresh.remaining === 0) this.finished.push({ k: batch.key, o: [] });
+      if (fresh.remaining === 0) this.finished.push({ k: batch.key, o: [], n: [] });
     }
     this.queued += out.length;
     return out;
@@ -151,7 +151,7 @@ export class FreshBatches {
     this.queued--;
     if (--d.fresh.remaining > 0) return;
     if (d.fresh.abandoned) this.released.push(d.fresh.key);
-    else this.finished.push({ k: d.fresh.key, o: d.fresh.outcomes });
+    else this.finished.push({ k: d.fresh.key, o: d.fresh.outcomes, n: [...new Set(d.fresh.outcomes.map((o) => o.e))] });
   }
 
   /** What the next finishing statement writes, taken. */

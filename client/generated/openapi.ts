@@ -1042,8 +1042,25 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** The endpoint's deliveries, newest first: status, attempts, the last response code or error, and every attempt with its time and duration. */
+    /** The endpoint's deliveries, newest first (by when the event was written): every delivery with a row of its own and every engine event delivered at its first attempt, with status, attempts, the last response code or error, and every attempt with its time and duration. */
     get: operations['getWebhooksByIdDeliveries'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/webhooks/{id}/deliveries/{deliveryId}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** One delivery of the endpoint, as the delivery log lists it. The id of an engine event delivered at its first attempt (b…) keeps naming it after it was sent again: it then answers with the delivery it became. */
+    get: operations['getWebhooksByIdDeliveriesByDeliveryId'];
     put?: never;
     post?: never;
     delete?: never;
@@ -1061,7 +1078,7 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Send a delivery again, with the same webhook-id: it becomes pending and due now (one more attempt, then retries as its schedule stands). 409 while the endpoint is disabled or while the delivery is being sent. */
+    /** Send a delivery again, with the same webhook-id: it becomes pending and due now (one more attempt, then retries as its schedule stands). An engine event delivered at its first attempt (id b…) becomes a delivery with an id of its own (digits), its first attempt in its log; the answer is that delivery. 409 while the endpoint is disabled or while the delivery is being sent. */
     post: operations['postWebhooksByIdDeliveriesByDeliveryIdRedeliver'];
     delete?: never;
     options?: never;
@@ -7101,7 +7118,7 @@ export interface operations {
               endpointId: string;
               /** @description The webhook-id header: the same on every attempt, and for every endpoint the event went to. */
               eventId: string;
-              /** @description The delivery id (digits). */
+              /** @description The delivery id: digits for a delivery with a row of its own; for an engine event delivered at its first attempt, b and its batch's partition, epoch, sequence and the event's index, joined by '-' (b3-17-1042-0). */
               id: string;
               lastError: string | null;
               /** @description The receiver's last status code; null when it did not answer (see lastError). */
@@ -7173,6 +7190,101 @@ export interface operations {
       };
     };
   };
+  getWebhooksByIdDeliveriesByDeliveryId: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        deliveryId: string;
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            attempts: number;
+            createdAt: string;
+            deliveredAt: string | null;
+            endpointId: string;
+            /** @description The webhook-id header: the same on every attempt, and for every endpoint the event went to. */
+            eventId: string;
+            /** @description The delivery id: digits for a delivery with a row of its own; for an engine event delivered at its first attempt, b and its batch's partition, epoch, sequence and the event's index, joined by '-' (b3-17-1042-0). */
+            id: string;
+            lastError: string | null;
+            /** @description The receiver's last status code; null when it did not answer (see lastError). */
+            lastStatusCode: number | null;
+            /** @description Every attempt, oldest first. */
+            log: {
+              at: string;
+              durationMs: number;
+              error?: string;
+              statusCode?: number;
+            }[];
+            /** @description When the next attempt is due; null unless pending. */
+            nextAttemptAt: string | null;
+            /** @description The body sent. */
+            payload: {
+              data: {
+                [key: string]: unknown;
+              };
+              timestamp: string;
+              type: string;
+            };
+            /** @enum {string} */
+            status: 'pending' | 'delivered' | 'failed';
+            type: string;
+          };
+        };
+      };
+      /** @description Invalid input; `errors` lists each failing field. Every string refuses NUL and lone UTF-16 surrogates; variables nest at most 64 levels; ids are at most 255 characters (the limits: docs/api.md). */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Missing, unknown, retired or expired credential; `WWW-Authenticate` names the ways to send one. */
+      401: {
+        headers: {
+          /** @description The ways to authenticate (RFC 9110 §11.6.1), e.g. `Bearer realm="orca", ApiKey realm="orca", header="X-API-Key"`. */
+          'WWW-Authenticate'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Not found (or not yours). */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Rate limited; retry after `Retry-After` seconds. */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying. */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
   postWebhooksByIdDeliveriesByDeliveryIdRedeliver: {
     parameters: {
       query?: never;
@@ -7198,7 +7310,7 @@ export interface operations {
             endpointId: string;
             /** @description The webhook-id header: the same on every attempt, and for every endpoint the event went to. */
             eventId: string;
-            /** @description The delivery id (digits). */
+            /** @description The delivery id: digits for a delivery with a row of its own; for an engine event delivered at its first attempt, b and its batch's partition, epoch, sequence and the event's index, joined by '-' (b3-17-1042-0). */
             id: string;
             lastError: string | null;
             /** @description The receiver's last status code; null when it did not answer (see lastError). */
@@ -7546,7 +7658,7 @@ export interface operations {
             endpointId: string;
             /** @description The webhook-id header: the same on every attempt, and for every endpoint the event went to. */
             eventId: string;
-            /** @description The delivery id (digits). */
+            /** @description The delivery id: digits for a delivery with a row of its own; for an engine event delivered at its first attempt, b and its batch's partition, epoch, sequence and the event's index, joined by '-' (b3-17-1042-0). */
             id: string;
             lastError: string | null;
             /** @description The receiver's last status code; null when it did not answer (see lastError). */

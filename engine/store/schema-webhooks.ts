@@ -80,8 +80,8 @@ export const webhookDeliveries = pgTable(
   },
   (t) => [
     uniqueIndex('webhook_deliveries_event_uq').on(t.endpointId, t.eventId),
-    // The endpoint's delivery list, newest first, paged by id.
-    index('webhook_deliveries_endpoint_idx').on(t.endpointId, t.id),
+    // The endpoint's delivery log, newest first by (created_at, id), merged with its batch rows' entries.
+    index('webhook_deliveries_endpoint_idx').on(t.endpointId, t.createdAt, t.id),
     // What the dispatcher claims: pending work by when it is due.
     index('webhook_deliveries_due_idx')
       .on(t.nextAttemptAt, t.id)
@@ -97,7 +97,9 @@ export const webhookDeliveries = pgTable(
  * takes the events in memory and holds the row (`claimed_until`, set by
  * the statement) while it sends them; once every delivery has succeeded or
  * become a retrying delivery row, it sets `delivered_at` and `outcomes`
- * (`[{e: endpoint, i: event id, c: status code, ms, at}]`). A row whose
+ * (`[{e: endpoint, i: event id, c: status code, ms, at}]`) and `endpoints`;
+ * each outcome is an entry of that endpoint's delivery log
+ * (webhook-batch-log.ts). A row whose
  * hold lapsed undelivered (its dispatcher died) is taken over by any
  * dispatcher: turned into delivery rows and deleted, in one statement.
  */
@@ -112,8 +114,21 @@ export const webhookBatches = pgTable(
     claimedUntil: instant('claimed_until'),
     deliveredAt: instant('delivered_at'),
     outcomes: jsonb('outcomes').$type<{ e: string; i: string; c: number; ms: number; at: string }[]>(),
+    /** The distinct endpoints of `outcomes`, set with them: what the endpoint's delivery log finds the row by. */
+    endpoints: text('endpoints').array(),
   },
   (t) => [
+    // An endpoint's delivery log: the delivered rows with an outcome of it. Entries
+    // per distinct endpoint of a batch, written when the dispatcher marks it
+    // delivered, never by the batch statement (the predicate is false then).
+    index('webhook_batches_endpoints_idx')
+      .using('gin', t.endpoints)
+      .where(sql`${t.deliveredAt} is not null`),
+    // The same log in time order (an endpoint in most batches pages through this)
+    // and the retention's prune, oldest first: one entry per delivered batch.
+    index('webhook_batches_delivered_idx')
+      .on(t.createdAt)
+      .where(sql`${t.deliveredAt} is not null`),
     // What a takeover claims and the backlog counts: undelivered rows, oldest first.
     index('webhook_batches_undelivered_idx')
       .on(t.createdAt)

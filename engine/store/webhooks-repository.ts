@@ -1,16 +1,29 @@
 // An account's webhook endpoints and their delivery log as the API reads and
 // changes them (issue #19): create under a per-account cap, list, get,
 // update, disable and enable, delete, rotate the signing secret, write a
-// test event to one endpoint, list an endpoint's deliveries newest first and
-// send one again. Every query names the account; an endpoint of another
+// test event to one endpoint, list an endpoint's deliveries newest first (its
+// delivery rows merged with its batch rows' entries, webhook-batch-log.ts)
+// and send one again. Every query names the account; an endpoint of another
 // account is not found. Secrets arrive and leave in their stored (sealed)
 // form: sealing is the API's business (api/webhooks/signing-secret.ts).
-import { and, asc, desc, eq, gt, lt, or, isNull, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, gt, lt, or, isNull, sql, type SQL } from 'drizzle-orm';
 import { clampLimit, decodeCursor, isKey, toPage, type Page, type PageRequest } from './cursor.ts';
 import type { Db } from './db.ts';
 import { guarded } from './errors.ts';
 import { webhookDeliveries, webhookEndpoints } from './schema.ts';
 import { assertAccount } from './tenancy.ts';
+import {
+  batchEntryToDelivery,
+  comparePositions,
+  decodePosition,
+  deliveryRowOf,
+  encodePosition,
+  getBatchEntry,
+  isBatchDeliveryId,
+  listBatchEntries,
+  pruneDeliveryLog,
+  type LoggedDelivery,
+} from './webhook-batch-log.ts';
 import type { WebhookEvent } from './webhook-outbox.ts';
 
 export type WebhookEndpointRow = typeof webhookEndpoints.$inferSelect;
@@ -188,34 +201,57 @@ export function webhooksRepository(db: Db) {
     return row === undefined ? null : getDelivery(account, endpointId, String(row.id));
   }
 
-  /** The endpoint's deliveries, newest first, paged by id; null when the account has no such endpoint. */
+  /**
+   * The endpoint's delivery log, newest first: its delivery rows and the
+   * outcomes its batch rows recorded (webhook-batch-log.ts), merged by
+   * position, each source read from where the cursor stands; null when the
+   * account has no such endpoint.
+   */
   async function listDeliveries(account: string, endpointId: string, page: PageRequest = {}): Promise<Page<WebhookDeliveryRow> | null> {
     assertAccount(account);
     const limit = clampLimit(page.limit);
-    const before = page.cursor ? decodeCursor(page.cursor, isKey) : undefined;
+    const after = page.cursor ? decodePosition(decodeCursor(page.cursor, (p) => decodePosition(p) !== undefined)) : undefined;
     if ((await getEndpoint(account, endpointId)) === null) return null;
-    const fetched = await db
-      .select(deliveryColumns)
-      .from(webhookDeliveries)
-      .where(
-        and(
-          eq(webhookDeliveries.endpointId, endpointId),
-          eq(webhookDeliveries.account, account),
-          before === undefined ? undefined : lt(webhookDeliveries.id, Number(before)),
-        ),
-      )
-      .orderBy(desc(webhookDeliveries.id))
-      .limit(limit + 1);
+    let before: SQL | undefined;
+    if (after?.k === 'd') before = sql`(${webhookDeliveries.createdAt}, ${webhookDeliveries.id}) < (${after.t}::timestamptz, ${after.x}::bigint)`;
+    else if (after?.k === 'b') before = sql`${webhookDeliveries.createdAt} <= ${after.t}::timestamptz`;
+    const [own, batched] = await Promise.all([
+      db
+        .select({ ...deliveryColumns, t: sql<string>`to_char(${webhookDeliveries.createdAt} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')` })
+        .from(webhookDeliveries)
+        .where(and(eq(webhookDeliveries.endpointId, endpointId), eq(webhookDeliveries.account, account), before))
+        .orderBy(desc(webhookDeliveries.createdAt), desc(webhookDeliveries.id))
+        .limit(limit + 1),
+      listBatchEntries(db, account, endpointId, after, limit + 1),
+    ]);
+    const rowsOwn: LoggedDelivery[] = own.map(({ t, ...row }) => ({ ...toDelivery(row), position: { t, k: 'd', x: String(row.id) } }));
+    // Both sources are in log order: a merge, up to one past the page (toPage's "more").
+    const merged: LoggedDelivery[] = [];
+    let i = 0;
+    let j = 0;
+    while (merged.length <= limit && (i < rowsOwn.length || j < batched.length)) {
+      if (j >= batched.length || (i < rowsOwn.length && comparePositions(rowsOwn[i].position, batched[j].position) <= 0)) merged.push(rowsOwn[i++]);
+      else merged.push(batched[j++]);
+    }
     return toPage(
-      fetched,
+      merged,
       limit,
-      (row) => String(row.id),
-      (row) => toDelivery(row),
+      (entry) => encodePosition(entry.position),
+      ({ position: _, ...entry }) => entry,
     );
   }
 
+  /** One delivery of the endpoint by id: a delivery row's (digits) or a batch entry's (b…), which resolves to its delivery row once it was sent again. */
   async function getDelivery(account: string, endpointId: string, id: string): Promise<WebhookDeliveryRow | null> {
     assertAccount(account);
+    if (isBatchDeliveryId(id)) {
+      const rowId = await deliveryRowOf(db, account, endpointId, id);
+      if (rowId !== undefined) return getDelivery(account, endpointId, rowId);
+      const entry = await getBatchEntry(db, account, endpointId, id);
+      if (entry === null) return null;
+      const { position: _, ...delivery } = entry;
+      return delivery;
+    }
     if (!isKey(id)) return null;
     const [row] = await db
       .select(deliveryColumns)
@@ -232,6 +268,14 @@ export function webhooksRepository(db: Db) {
    */
   async function redeliver(account: string, endpointId: string, id: string): Promise<RedeliverOutcome> {
     assertAccount(account);
+    if (isBatchDeliveryId(id)) {
+      // A batch entry becomes a delivery row (due now); one that already has a row is redelivered as that row.
+      const created = await batchEntryToDelivery(db, account, endpointId, id);
+      const delivery = created === undefined ? null : await getDelivery(account, endpointId, created);
+      if (delivery !== null) return { status: 'pending', delivery };
+      const existing = await deliveryRowOf(db, account, endpointId, id);
+      return existing === undefined ? { status: 'not-found' } : redeliver(account, endpointId, existing);
+    }
     if (!isKey(id)) return { status: 'not-found' };
     const target = and(eq(webhookDeliveries.account, account), eq(webhookDeliveries.endpointId, endpointId), eq(webhookDeliveries.id, Number(id)));
     const [row] = await db
@@ -258,5 +302,7 @@ export function webhooksRepository(db: Db) {
     listDeliveries,
     getDelivery,
     redeliver,
+    /** The delivery log past its retention, a bounded step (webhook-batch-log.ts pruneDeliveryLog). */
+    pruneLog: (before: Date, limit: number) => pruneDeliveryLog(db, before, limit),
   });
 }

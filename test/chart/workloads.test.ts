@@ -89,6 +89,7 @@ describe.skipIf(!TOOLS)(`workloads ${TOOLS ? '' : TOOLS_SKIP}`, () => {
     expect(everything.get('ORCA_WEBHOOK_DISPATCHER')?.value).toBe('on');
     expect(everything.get('ORCA_WEBHOOK_TIMEOUT_MS')?.value).toBe('10000');
     expect(everything.get('ORCA_WEBHOOK_PER_ENDPOINT')?.value).toBe('32');
+    expect(everything.get('ORCA_WEBHOOK_LOG_RETENTION_MS')?.value).toBe('604800000');
     // The API processes get the key too: they seal the secrets of the endpoints they create.
     expect(envOf(component('everything-on', 'api').pod.containers[0]).get('ORCA_WEBHOOK_SECRET_KEY')?.valueFrom?.secretKeyRef?.name).toBe('orca-webhooks');
     const defaults = envOf(component('default', 'engine').pod.containers[0]);

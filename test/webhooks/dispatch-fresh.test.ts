@@ -30,10 +30,14 @@ interface BatchRow {
   claimed_until: string | null;
   delivered_at: string | null;
   outcomes: { e: string; i: string; c: number; ms: number; at: string }[] | null;
+  endpoints: string[] | null;
 }
 
 async function batchesWith(eventIds: readonly string[]): Promise<BatchRow[]> {
-  const all = await rows<BatchRow>(engine.store.db, sql`select key, events, claimed_until, delivered_at, outcomes from webhook_batches order by created_at`);
+  const all = await rows<BatchRow>(
+    engine.store.db,
+    sql`select key, events, claimed_until, delivered_at, outcomes, endpoints from webhook_batches order by created_at`,
+  );
   return all.filter((b) => b.events.some((e) => eventIds.includes(e.i)));
 }
 
@@ -78,6 +82,8 @@ describe('deliveries taken from the leaders in memory', () => {
       const outcomes = batches.flatMap((b) => b.outcomes ?? []);
       expect(outcomes.map((o) => o.i).sort()).toEqual([...ids].sort());
       for (const o of outcomes) expect(o).toMatchObject({ e: endpoint.id, c: 200 });
+      // What the endpoint's delivery log finds the rows by.
+      for (const b of batches) expect(b.endpoints).toEqual([endpoint.id]);
       expect(await deliveriesOf(engine.store.db, endpoint.id)).toEqual([]);
     } finally {
       await dispatcher.stop();

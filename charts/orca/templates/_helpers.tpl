@@ -181,7 +181,8 @@ otherwise come out in exponent form.
   "ORCA_RATE_LIMIT_PER_SECOND" $v.config.rateLimitPerSecond
   "ORCA_RATE_LIMIT_BURST" $v.config.rateLimitBurst
   "ORCA_WEBHOOK_TIMEOUT_MS" $v.webhooks.timeoutMs
-  "ORCA_WEBHOOK_PER_ENDPOINT" $v.webhooks.perEndpoint) }}
+  "ORCA_WEBHOOK_PER_ENDPOINT" $v.webhooks.perEndpoint
+  "ORCA_WEBHOOK_LOG_RETENTION_MS" $v.webhooks.logRetentionMs) }}
 {{ . }}
 {{- end }}
 {{- with .extraEnv }}
