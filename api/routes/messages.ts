@@ -2,6 +2,7 @@
 // message with Zeebe's semantics. SPEC.md has no such route; a client that
 // never calls it sees message waits behave exactly as documented (jobs).
 import { route } from '../openapi/route.ts';
+import { keyedCommand, scopedKey } from '../services/idempotency.ts';
 import { publishedMessageSchema, publishMessage, publishMessageBody } from '../services/messages.ts';
 import type { RegisterRoutes } from './index.ts';
 
@@ -20,10 +21,12 @@ export const register: RegisterRoutes = async (app, ctx) => {
       tags: ['messages'],
       auth: 'apiKey',
       extension: true,
+      idempotent: true,
       body: publishMessageBody,
       response: { status: 201, schema: publishedMessageSchema, description: 'Published.' },
       errors: [400, 401, 402, 409, 429, 503],
     },
-    async ({ body }, request, reply) => reply.code(201).send(await publishMessage(ctx, request.account, body)),
+    async ({ body, idempotency }, request, reply) =>
+      reply.code(201).send(await publishMessage(ctx, request.account, body, keyedCommand(idempotency, scopedKey.message))),
   );
 };

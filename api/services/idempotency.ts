@@ -33,7 +33,7 @@ export interface Idempotency {
  * Key scopes: a start's key is the account's for starts, a job command's the
  * job's (complete and fail, and a task's completion, which completes its
  * job), a deploy's the account's for deploys, a signal broadcast's the
- * account's for broadcasts. The same key in another scope
+ * account's for broadcasts, a message publish's the account's for publishes. The same key in another scope
  * is another request; in the same scope with another fingerprint, a 409.
  */
 export const scopedKey = {
@@ -43,6 +43,7 @@ export const scopedKey = {
   job: (jobKey: string, key: string) => `job:${jobKey}:${key}`,
   deploy: (key: string) => `deploy:${key}`,
   signal: (key: string) => `signal:${key}`,
+  message: (key: string) => `message:${key}`,
 };
 
 /** The header's value, undefined when absent; a 400 naming the header when it is malformed. */

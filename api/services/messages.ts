@@ -1,11 +1,13 @@
 // Publishing a message (extension, docs/messages.md) as every interface
 // does it (REST, MCP): the body as the API takes it, then 1 credit per
 // instance a message start event would start (charged before, like a start;
-// the instances it did not start are refunded), then the engine publishes.
+// the instances it did not start are refunded, and all of them when an
+// Idempotency-Key replays a publish that already paid), then the engine
+// publishes.
 // A second publish with the messageId of a message still buffered is a 409
 // (Zeebe's ALREADY_EXISTS); a full buffer is a 429.
 import { z } from 'zod';
-import { EngineError, LIMITS } from '../../engine/index.ts';
+import { EngineError, LIMITS, type CommandOptions } from '../../engine/index.ts';
 import type { ApiContext } from '../context.ts';
 import { ApiError } from '../problem.ts';
 import { idSchema } from './ids.ts';
@@ -44,7 +46,12 @@ export const publishedMessageSchema = z.object({
 
 export type PublishMessageBody = z.infer<typeof publishMessageBody>;
 
-export async function publishMessage(ctx: ApiContext, account: string, body: PublishMessageBody): Promise<z.infer<typeof publishedMessageSchema>> {
+export async function publishMessage(
+  ctx: ApiContext,
+  account: string,
+  body: PublishMessageBody,
+  keyed?: CommandOptions & { commandKey: string },
+): Promise<z.infer<typeof publishedMessageSchema>> {
   const correlationKey = body.correlationKey === undefined ? '' : String(body.correlationKey);
   const starts = await ctx.engine.eventStarts(account, 'message', body.name);
   // One charge per start, so the starts that did not happen are refunded one by one.
@@ -56,7 +63,9 @@ export async function publishMessage(ctx: ApiContext, account: string, body: Pub
     throw err;
   }
   let started = 0;
+  let replayed = false;
   try {
+    const options = keyed === undefined ? {} : { ...keyed, onReplay: () => (replayed = true) };
     const outcome = await ctx.engine.publishMessage(
       account,
       {
@@ -67,9 +76,11 @@ export async function publishMessage(ctx: ApiContext, account: string, body: Pub
         ...(body.messageId === undefined ? {} : { messageId: body.messageId }),
       },
       starts,
+      options,
     );
     if (outcome.published) {
-      started = outcome.started;
+      // A replay answers the first publish's result: that one paid for its starts.
+      if (!replayed) started = outcome.started;
       return { messageKey: outcome.messageKey, startedInstances: outcome.started };
     }
     if (outcome.reason === 'duplicate') {
@@ -89,7 +100,8 @@ export async function publishMessage(ctx: ApiContext, account: string, body: Pub
       // Refunded below: the client is told it did not happen.
       throw new ApiError(
         'UNAVAILABLE',
-        'No committed answer from the engine in time. The message may still be published, without charge; with a messageId, publishing again is safe.',
+        'No committed answer from the engine in time. The message may still be published, without charge; ' +
+          (keyed === undefined ? 'with a messageId, publishing again is safe.' : 'sending the same request with the same Idempotency-Key is safe.'),
         { retryAfterSeconds: 1 },
       );
     }

@@ -4530,7 +4530,10 @@ export interface operations {
   postMessages: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description Extension: a key of your choosing (e.g. a UUID) that makes a retry safe. The same key with the same request answers the first result, status and body, for at least the command retention (24 hours by default) and changes nothing again (nor charges again); the same key with a different request is a 409 `IDEMPOTENCY_KEY_REUSED`. Keys belong to the account: starts share one space, deploys another, each job (or task) has its own; a mailbox message's key belongs to the sending agent and lasts as long as the message. 1 to 255 printable ASCII characters (400 otherwise). */
+        'Idempotency-Key'?: string;
+      };
       path?: never;
       cookie?: never;
     };
@@ -4596,7 +4599,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Wrong state for this action. */
+      /** @description Wrong state for this action. Extension: or `IDEMPOTENCY_KEY_REUSED`, the Idempotency-Key was used before for a different request (nothing was done). */
       409: {
         headers: {
           [name: string]: unknown;

@@ -23,6 +23,9 @@ import type { Shard } from './shard.ts';
 /** Sends a command to `partition` and resolves with its committed, successful reply (a rejection is thrown as an EngineError). */
 export type SendCommand = (partition: number, command: EngineCommand, commandKey?: string, limit?: number) => Promise<CommandReply & { ok: true }>;
 
+/** Sends a publish's or broadcast's first command: under the client's key and origin when the call has them (engine.ts sendKeyed). */
+export type SendHome = (partition: number, command: EngineCommand, limit: number) => ReturnType<SendCommand>;
+
 export function commandClient(parts: {
   queues: Queues;
   shard?: Shard;

@@ -153,7 +153,7 @@ export interface Engine extends CaseEngine {
    * with the same messageId) is delivered again, so a publish interrupted
    * half-way is completed by its retry, and is reported as such.
    */
-  publishMessage(account: string, message: MessageToPublish, maxStarts: number): Promise<PublishOutcome>;
+  publishMessage(account: string, message: MessageToPublish, maxStarts: number, options?: CommandOptions): Promise<PublishOutcome>;
   /** Extension: broadcasts a signal to every partition (signal-broadcast.ts), starting at most `maxStarts` instances; a client's key makes it idempotent. */
   broadcastSignal(account: string, signal: { name: string; variables: Variables }, maxStarts: number, options?: CommandOptions): Promise<SignalOutcome>;
   /** Partitions this process leads (role all/engine). */
@@ -413,8 +413,9 @@ function engineApi(parts: {
       return (await unavailableAsEngineError(() => (event === 'message' ? messageStartTargets : signalStartTargets)(models, account, name))).length;
     },
 
-    publishMessage(account, message, maxStarts) {
-      return publishMessage({ send, partitions, maxPending }, account, message, maxStarts);
+    publishMessage(account, message, maxStarts, options = {}) {
+      const sendHome = (p: number, command: EngineCommand, limit: number) => sendKeyed(p, command, account, options, limit);
+      return publishMessage({ send, sendHome, partitions, maxPending }, account, message, maxStarts);
     },
 
     broadcastSignal(account, signal, maxStarts, options = {}) {

@@ -1,8 +1,10 @@
 // Publishing a message (extension, docs/messages.md): first on its message
 // partition, whose leader alone decides messageId uniqueness and the
 // buffer bound and starts message-start instances, then delivered to every
-// other partition, each correlating its own waiting instances.
-import type { SendCommand } from './command-client.ts';
+// other partition, each correlating its own waiting instances. Under a
+// client's key the first command answers a retry with its first result, and
+// the deliveries, keyed by the message key, are applied once.
+import type { SendCommand, SendHome } from './command-client.ts';
 import type { EngineCommand, PublishOutcome } from './commands.ts';
 import type { Variables } from '../runtime/types.ts';
 import { hashToPartition, scoped } from './keys.ts';
@@ -18,7 +20,7 @@ export interface MessageToPublish {
 }
 
 export async function publishMessage(
-  parts: { send: SendCommand; partitions: number; maxPending: number },
+  parts: { send: SendCommand; sendHome: SendHome; partitions: number; maxPending: number },
   account: string,
   message: MessageToPublish,
   maxStarts: number,
@@ -29,7 +31,7 @@ export async function publishMessage(
   const command: EngineCommand = { kind: 'publishMessage', account, name, correlationKey, variables, timeToLive: message.timeToLive, maxStarts };
   if (message.messageId !== undefined) command.messageId = message.messageId;
   // Refused under backpressure like a start: a publish may start instances.
-  const outcome = (await send(home, command, undefined, maxPending + 1)).value as PublishOutcome;
+  const outcome = (await parts.sendHome(home, command, maxPending + 1)).value as PublishOutcome;
   if (outcome.published || outcome.reason === 'duplicate') {
     const deliver = outcome.published ? { variables, expiresAt: outcome.expiresAt } : { variables: outcome.variables, expiresAt: outcome.expiresAt };
     const sends: Promise<unknown>[] = [];

@@ -6,13 +6,10 @@
 // correlation key. Under a client's key the home command answers a retry
 // with its first result, and the deliveries, keyed by the signal key, are
 // applied once however often the retry sends them.
-import type { SendCommand } from './command-client.ts';
+import type { SendCommand, SendHome } from './command-client.ts';
 import type { EngineCommand, SignalOutcome } from './commands.ts';
 import type { Variables } from '../runtime/types.ts';
 import { hashToPartition, scoped } from './keys.ts';
-
-/** Sends the home command: under the client's key and origin when the broadcast has them (engine.ts sendKeyed). */
-export type SendHome = (partition: number, command: EngineCommand, limit: number) => ReturnType<SendCommand>;
 
 export async function broadcastSignal(
   parts: { send: SendCommand; sendHome: SendHome; partitions: number; maxPending: number },

@@ -269,6 +269,7 @@ describe('the OpenAPI document', () => {
       'POST /api/v1/jobs/{jobKey}/error',
       'POST /api/v1/jobs/{jobKey}/fail',
       'POST /api/v1/mailbox/messages',
+      'POST /api/v1/messages',
       'POST /api/v1/models',
       'POST /api/v1/process-definitions',
       'POST /api/v1/process-instances',

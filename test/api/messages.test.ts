@@ -140,6 +140,23 @@ describe('POST /api/v1/messages (extension)', () => {
     expect(await balanceOf(api, account)).toBe(before - 1);
   });
 
+  it('a retry under the same Idempotency-Key answers the first result, starts nothing more and is charged once', async () => {
+    const keyed = (body: unknown) => api.call('POST', '/api/v1/messages', { apiKey, json: body, headers: { 'Idempotency-Key': 'placed-1' } });
+    const before = await balanceOf(api, account);
+    const first = await keyed({ name: 'order placed', variables: { orderId: 'K-1' } });
+    expect(first.status, first.text).toBe(201);
+    const again = await keyed({ name: 'order placed', variables: { orderId: 'K-1' } });
+    expect(again.status, again.text).toBe(201);
+    expect(again.json).toEqual(first.json);
+    expect(await balanceOf(api, account)).toBe(before - 1);
+    expect(await activateOne(api, apiKey, 'msg-fulfil')).toMatchObject({ variables: { orderId: 'K-1' } });
+    const none = await api.call('POST', '/api/v1/jobs/activate', { apiKey, json: { type: 'msg-fulfil', maxJobsToActivate: 5, worker: 'w' } });
+    expect(none.json.jobs).toHaveLength(0);
+    // The same key with another body is another request: a 409, nothing published.
+    expectProblem(await keyed({ name: 'order placed', variables: { orderId: 'K-2' } }), 409);
+    expect(await balanceOf(api, account)).toBe(before - 1);
+  });
+
   it('buffers a message for its timeToLive; it survives a restart and correlates to a wait opened later, once', async () => {
     expect((await publish({ name: 'paid', correlationKey: 'B-1', timeToLive: 600_000, variables: { early: true } })).status).toBe(201);
     await api.restart();

@@ -17,12 +17,19 @@ export const messageTools = [
       'Extension: publishes a message. It reaches every waiting receive task, message catch event, message boundary event and message ' +
       'event subprocess whose message name matches and whose correlation key (evaluated when the wait began) equals correlationKey, at most ' +
       'once per instance, and starts an instance of each process whose latest version has a message start event of that name (1 credit each). ' +
-      'With timeToLive (ms) it stays buffered for waits opened later; messageId makes a second publish while it is buffered a CONFLICT.',
+      'With timeToLive (ms) it stays buffered for waits opened later; messageId makes a second publish while it is buffered a CONFLICT. ' +
+      'Pass idempotencyKey to make a retry safe after a timeout (the same key answers the first publish).',
     session: true,
-    input: publishMessageBody,
+    input: publishMessageBody.extend({ idempotencyKey: idempotencyKeySchema.optional() }),
     output: publishedMessageSchema,
     annotations: { ...WRITES, idempotentHint: false },
-    run: async (args, { ctx, session }) => publishMessage(ctx, session.account, args),
+    run: async (args, { ctx, session }) => {
+      const { idempotencyKey, ...body } = args;
+      // Fingerprinted as the REST publish is: one key means one publish, whichever interface sent it.
+      const idempotency =
+        idempotencyKey === undefined ? undefined : idempotencyOf(idempotencyKey, 'POST', '/api/v1/messages', { params: undefined, query: undefined, body });
+      return publishMessage(ctx, session.account, body, keyedCommand(idempotency, scopedKey.message));
+    },
   }),
   defineTool({
     name: 'orca.broadcast_signal',
