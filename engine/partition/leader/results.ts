@@ -41,13 +41,22 @@ export class CommandResults {
    * A fresh key appended after the last recovery cannot have been applied
    * yet: only the others are looked up, in the batches not yet committed
    * first (checked before the query starts, so a key missing there was in
-   * none of them and the command log has it if anything does). No query,
-   * and no promise, when there is nothing to look up.
+   * none of them and the command log has it if anything does). A result
+   * found there is kept in the answer: the batch holding it may be
+   * published, and leave `pending`, before this one applies the command.
+   * No query, and no promise, when there is nothing to look up.
    */
   known(entries: StreamEntry[], local: LocalCommand[]): ReadonlyMap<string, unknown> | Promise<ReadonlyMap<string, unknown>> {
     const pending = this.pending;
     const lookUp: string[] = [];
     const jobs: JobCommandKey[] = [];
+    let held: Map<string, unknown> | undefined;
+    const inPending = (key: string) => {
+      const reply = pending.get(key);
+      if (reply === undefined) return false;
+      (held ??= new Map()).set(key, reply);
+      return true;
+    };
     const add = (key: string, command: EngineCommand, batchKey: string | undefined) => {
       if (isJobCommand(command)) jobs.push({ key, jobKey: command.jobKey });
       else lookUp.push(key);
@@ -55,14 +64,18 @@ export class CommandResults {
     };
     for (const entry of entries) {
       const payload = entry.payload as EngineCommand;
-      if ((payload.fresh && streamIdIsAfter(entry.id, this.replayUpTo)) || pending.has(entry.key) || this.unapplied(entry.key, payload)) continue;
+      if ((payload.fresh && streamIdIsAfter(entry.id, this.replayUpTo)) || inPending(entry.key) || this.unapplied(entry.key, payload)) continue;
       add(entry.key, payload, payload.batchKey);
     }
     for (const command of local) {
-      if ((command.payload.fresh && !command.attempted) || pending.has(command.key) || this.unapplied(command.key, command.payload)) continue;
+      if ((command.payload.fresh && !command.attempted) || inPending(command.key) || this.unapplied(command.key, command.payload)) continue;
       add(command.key, command.payload, command.batchKey);
     }
-    return lookUp.length > 0 || jobs.length > 0 ? this.commands.findCommandResults(this.partition, lookUp, jobs) : NONE;
+    if (lookUp.length === 0 && jobs.length === 0) return held ?? NONE;
+    const logged = this.commands.findCommandResults(this.partition, lookUp, jobs);
+    if (held === undefined) return logged;
+    const fromPending = held;
+    return logged.then((found) => new Map([...fromPending, ...found]));
   }
 
   /** A job command that the hot jobs show was never applied (HotInstances.neverApplied). */
