@@ -91,12 +91,12 @@ export class Shard {
     return this.leaders.get(partition);
   }
 
-  /** Partitions this shard leads now. */
   /** The dispatcher the leaders hand their committed webhook events to, or none. */
   attachWebhookTaker(taker: WebhookTaker | undefined): void {
     this.webhooks.attach(taker);
   }
 
+  /** Partitions this shard leads now. */
   owned(): number[] {
     return [...this.leaders.keys()].sort((a, b) => a - b);
   }
