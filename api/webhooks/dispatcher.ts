@@ -100,7 +100,9 @@ export interface WebhookDispatcher {
 
 interface EndpointLane {
   inFlight: number;
+  /** Claimed rows first (their `claimed` count), then deliveries taken in memory. */
   queue: ClaimedDelivery[];
+  claimed: number;
 }
 
 export function startWebhookDispatcher(options: DispatcherOptions): WebhookDispatcher {
@@ -180,7 +182,7 @@ export function startWebhookDispatcher(options: DispatcherOptions): WebhookDispa
 
   function lane(endpointId: string): EndpointLane {
     let found = lanes.get(endpointId);
-    if (found === undefined) lanes.set(endpointId, (found = { inFlight: 0, queue: [] }));
+    if (found === undefined) lanes.set(endpointId, (found = { inFlight: 0, queue: [], claimed: 0 }));
     return found;
   }
 
@@ -224,8 +226,9 @@ export function startWebhookDispatcher(options: DispatcherOptions): WebhookDispa
       lastTakeOverAt = performance.now();
       await takeOverBatches(db, { now: at, limit: TAKE_OVER_BATCHES });
     }
-    // An endpoint at its limit, or with claimed rows still queued here, gets no more until it has room.
-    const skip = [...lanes].filter(([, l]) => l.inFlight >= perEndpoint || l.queue.length > 0).map(([id]) => id);
+    // An endpoint with claimed rows still queued here gets no more until they are sent. Deliveries taken in
+    // memory do not hold a claim back: under steady load they always queue, and retries would wait for a lull.
+    const skip = [...lanes].filter(([, l]) => l.claimed > 0).map(([id]) => id);
     const rows = await claimDue(db, { now: at, limit: free, until: new Date(at.getTime() + claimMs), skipEndpoints: skip });
     for (const row of rows) {
       if (row.url === null || row.endpointStatus !== 'enabled') {
@@ -242,7 +245,9 @@ export function startWebhookDispatcher(options: DispatcherOptions): WebhookDispa
         options.onOutcome?.('failed');
         continue;
       }
-      lane(row.endpointId).queue.push(row);
+      // Ahead of the deliveries taken in memory: a claimed row is due (often a retry) and its claim is running out.
+      const l = lane(row.endpointId);
+      l.queue.splice(l.claimed++, 0, row);
     }
     for (const id of new Set(rows.map((r) => r.endpointId))) pump(id);
     return rows.length;
@@ -253,6 +258,7 @@ export function startWebhookDispatcher(options: DispatcherOptions): WebhookDispa
     if (l === undefined) return;
     while (running && inFlight < concurrency && l.inFlight < perEndpoint && l.queue.length > 0) {
       const delivery = l.queue.shift()!;
+      if (!('fresh' in delivery)) l.claimed--;
       l.inFlight++;
       inFlight++;
       const attempt = attemptOne(delivery)
@@ -268,7 +274,7 @@ export function startWebhookDispatcher(options: DispatcherOptions): WebhookDispa
           pump(endpointId);
           for (const id of lanes.keys()) if (inFlight < concurrency) pump(id);
           // The endpoint can take more, or every slot was taken: claim again (not for the in-memory path's deliveries, which no claim found).
-          if (!('fresh' in delivery) && (l.queue.length === 0 || wasFull)) wake?.();
+          if (!('fresh' in delivery) && (l.claimed === 0 || wasFull)) wake?.();
         });
       attempts.add(attempt);
     }

@@ -8,6 +8,7 @@ import type { CompiledDmn } from '../dmn/index.ts';
 import { evaluateDecision } from '../dmn/index.ts';
 import type { ProcessModel } from '../model/types.ts';
 import { apply } from './apply.ts';
+import { bookEffect, keepHistory, type InMemoryBooks } from './in-memory-books.ts';
 import { visibleVariables } from './behavior/variables.ts';
 import { childStartCommand, type StartChild } from './child-start.ts';
 import { MessageBuffer, SubscriptionIndex } from './message-buffer.ts';
@@ -71,12 +72,15 @@ export class InMemoryEngine {
   private readonly models = new Map<string, { model: ProcessModel; version: number }>();
   private readonly decisions = new Map<string, CompiledDmn>();
   private readonly instances = new Map<string, ProcessInstance>();
+  /** Jobs offered and owned, timers armed, histories kept (in-memory-books.ts). */
+  private readonly books: InMemoryBooks & { timers: Map<string, ScheduledTimer> } = {
+    jobOwners: new Map(),
+    queues: new Map(),
+    timers: new Map(),
+    histories: new Map(),
+  };
   /** job key → instance key, for routing job commands. */
-  private readonly jobOwners = new Map<string, string>();
   /** job type → queued job offers (FIFO). */
-  private readonly queues = new Map<string, JobOffer[]>();
-  private readonly histories = new Map<string, HistoryRecord[]>();
-  private readonly timers = new Map<string, ScheduledTimer>();
   /** Commands for other instances, applied after the one that produced them. */
   private readonly outbox: { instanceKey: string; command: Command }[] = [];
   /** Signals thrown by throw and end events (extension), broadcast once the command that threw them is done. */
@@ -101,11 +105,11 @@ export class InMemoryEngine {
   deploy(process: ProcessModel): number {
     const version = (this.models.get(process.id)?.version ?? 0) + 1;
     this.models.set(process.id, { model: process, version });
-    for (const [key, timer] of this.timers) if (timer.start?.bpmnProcessId === process.id) this.timers.delete(key);
+    for (const [key, timer] of this.books.timers) if (timer.start?.bpmnProcessId === process.id) this.books.timers.delete(key);
     const starts = startTimersOf(process, this.now());
     if (!starts.ok) throw new CommandRejected('INVALID_ARGUMENT', starts.error);
     for (const { elementId, schedule, dueAt } of starts.timers) {
-      this.timers.set(this.nextKey(), { dueAt, start: { bpmnProcessId: process.id, elementId, schedule, fired: 0 } });
+      this.books.timers.set(this.nextKey(), { dueAt, start: { bpmnProcessId: process.id, elementId, schedule, fired: 0 } });
     }
     return version;
   }
@@ -164,7 +168,7 @@ export class InMemoryEngine {
    * offered again if neither completed nor failed by the time its timer fires.
    */
   activate(type: string, max: number, options: { timeout?: number; worker?: string } = {}): ActivatedJob[] {
-    const queue = this.queues.get(type);
+    const queue = this.books.queues.get(type);
     const jobs: ActivatedJob[] = [];
     while (queue !== undefined && queue.length > 0 && jobs.length < max) {
       const offer = queue.shift()!;
@@ -276,12 +280,12 @@ export class InMemoryEngine {
       const now = this.now();
       let nextKey: string | undefined;
       let next: ScheduledTimer | undefined;
-      for (const [key, timer] of this.timers) {
+      for (const [key, timer] of this.books.timers) {
         if (timer.dueAt <= now && (next === undefined || timer.dueAt < next.dueAt)) [nextKey, next] = [key, timer];
       }
       if (next === undefined || nextKey === undefined) return fired;
       fired++;
-      this.timers.delete(nextKey);
+      this.books.timers.delete(nextKey);
       if (next.start !== undefined) this.fireStartTimer(next.start, next.dueAt);
       else {
         try {
@@ -297,14 +301,14 @@ export class InMemoryEngine {
   private fireStartTimer(start: NonNullable<ScheduledTimer['start']>, dueAt: number): void {
     const fired = start.fired + 1;
     const again = nextDue(start.schedule, dueAt, fired, this.now());
-    if (again !== null) this.timers.set(this.nextKey(), { dueAt: again, start: { ...start, fired } });
+    if (again !== null) this.books.timers.set(this.nextKey(), { dueAt: again, start: { ...start, fired } });
     this.start(start.bpmnProcessId, {}, start.elementId);
   }
 
   /** When the next timer is due, or undefined when none is armed. */
   nextTimerDue(): number | undefined {
     let due: number | undefined;
-    for (const timer of this.timers.values()) if (due === undefined || timer.dueAt < due) due = timer.dueAt;
+    for (const timer of this.books.timers.values()) if (due === undefined || timer.dueAt < due) due = timer.dueAt;
     return due;
   }
 
@@ -318,16 +322,16 @@ export class InMemoryEngine {
   }
 
   history(key: string): HistoryRecord[] {
-    return this.histories.get(key) ?? [];
+    return this.books.histories.get(key) ?? [];
   }
 
   /** Number of queued offers of `type` (stale ones included). */
   queued(type: string): number {
-    return this.queues.get(type)?.length ?? 0;
+    return this.books.queues.get(type)?.length ?? 0;
   }
 
   private jobCommand(jobKey: string, command: Command): void {
-    const owner = this.jobOwners.get(jobKey);
+    const owner = this.books.jobOwners.get(jobKey);
     if (owner === undefined || !this.instances.has(owner)) throw new CommandRejected('NOT_FOUND', `Job '${jobKey}' not found.`);
     this.command(owner, command);
   }
@@ -364,29 +368,10 @@ export class InMemoryEngine {
     if (!result.ok) throw new CommandRejected(result.code, result.message);
     const instance = result.instance;
     this.instances.set(instance.key, instance);
-    if (this.options.keepHistory) {
-      const history = this.histories.get(instance.key);
-      if (history === undefined) this.histories.set(instance.key, result.records);
-      else history.push(...result.records);
-    }
+    if (this.options.keepHistory) keepHistory(this.books, instance.key, result.records);
     for (const effect of result.effects) {
+      if (bookEffect(this.books, effect, instance.key)) continue;
       switch (effect.type) {
-        case 'enqueueJob': {
-          this.jobOwners.set(effect.job.key, instance.key);
-          let queue = this.queues.get(effect.job.type);
-          if (queue === undefined) this.queues.set(effect.job.type, (queue = []));
-          queue.push(effect.job);
-          break;
-        }
-        case 'cancelJob':
-          this.jobOwners.delete(effect.jobKey);
-          break;
-        case 'scheduleTimer':
-          this.timers.set(effect.timerKey, { dueAt: effect.dueAt, instanceKey: instance.key });
-          break;
-        case 'cancelTimer':
-          this.timers.delete(effect.timerKey);
-          break;
         case 'startChild': {
           const ctx = this.context(effect.bpmnProcessId);
           const child = apply(null, childStartCommand(effect, instance.key, this.models.get(effect.bpmnProcessId)!.version), ctx);
@@ -426,9 +411,9 @@ export class InMemoryEngine {
       }
     }
     // Completed jobs no longer route anywhere.
-    for (const record of result.records) if (record.type === 'JOB_COMPLETED' && record.jobKey) this.jobOwners.delete(record.jobKey);
+    for (const record of result.records) if (record.type === 'JOB_COMPLETED' && record.jobKey) this.books.jobOwners.delete(record.jobKey);
     if (instance.state === 'COMPLETED' || instance.state === 'TERMINATED') {
-      for (const jobKey of Object.keys(instance.jobs)) this.jobOwners.delete(jobKey);
+      for (const jobKey of Object.keys(instance.jobs)) this.books.jobOwners.delete(jobKey);
       if (this.options.forgetEnded) this.instances.delete(instance.key);
     }
     return instance;

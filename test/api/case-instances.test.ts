@@ -307,6 +307,18 @@ describe('a case over REST', () => {
     await tasksOf(key, 0);
   });
 
+  it('a process task whose process is not deployed puts the case in INCIDENT naming the element', async () => {
+    const { apiKey: own } = await api.newAccount();
+    const xml = caseXml('<planItem id="P" definitionRef="pt"/><processTask id="pt" processRef="nowhere"/>');
+    expect((await deployXml(api, own, xml, 'orphan.cmmn', '/api/v1/case-definitions')).status).toBe(200);
+    const key = await startCase('c', {}, own);
+    const stuck = await eventually(async () => {
+      const detail = (await api.call('GET', `/api/v1/case-instances/${key}`, { apiKey: own })).json;
+      return detail.state === 'INCIDENT' ? detail : undefined;
+    }, 'the case in INCIDENT');
+    expect(stuck.incidents).toEqual([expect.objectContaining({ type: 'CALLED_ELEMENT_ERROR', elementId: 'P', message: expect.stringContaining("'nowhere'") })]);
+  });
+
   it("a case's task activated with a timeout is offered again once the timeout passed, and after a retry back-off", async () => {
     const { apiKey: own } = await api.newAccount();
     const xml = caseXml('<planItem id="H" definitionRef="h"/><humanTask id="h"/>');

@@ -126,6 +126,59 @@ describe('deliveries taken from the leaders in memory', () => {
     }
   });
 
+  it('sends a due retry while the same endpoint keeps getting fresh deliveries, not only once they stop', async () => {
+    const endpoint = await addEndpoint(engine.store.db, `${receiver.url}/busy`);
+    secrets = [endpoint.secret];
+    await engine.deploy(endpoint.account, QUICK, 'quick.bpmn');
+    let failures = 1;
+    receiver.answer = (delivery, response) => {
+      if (delivery.path !== '/busy') return void response.writeHead(200).end('ok');
+      if (failures-- > 0) return void response.writeHead(500).end('not now');
+      // Slower than the starts below come: the endpoint always has fresh deliveries queued here.
+      setTimeout(() => response.writeHead(204).end(), 40);
+    };
+    const dispatcher = startWebhookDispatcher({
+      db: engine.store.db,
+      allowPrivateNetworks: true,
+      attach: (t) => engine.attachWebhookTaker(t),
+      perEndpoint: 1,
+      schedule: [300],
+      random: () => 0.5,
+      busyPollMs: 25,
+      idlePollMs: 50,
+    });
+    try {
+      const [failed] = await startQuick(endpoint.account, 1);
+      let streaming = true;
+      let streamedUntil = 0;
+      const stream = (async () => {
+        const deadline = Date.now() + 4_000;
+        while (streaming && Date.now() < deadline) {
+          await startQuick(endpoint.account, 1);
+          await new Promise((r) => setTimeout(r, 15));
+        }
+        streamedUntil = Date.now();
+      })();
+      const retried = await eventually(
+        async () => receiver.received.filter((d) => d.path === '/busy' && d.headers['webhook-id'] === failed)[1],
+        10_000,
+        'the retry received',
+      );
+      streaming = false;
+      await stream;
+      // Received while fresh deliveries were still being made and sent, not after they stopped.
+      expect(retried.receivedAt).toBeLessThan(streamedUntil);
+      const [row] = await eventually(async () => {
+        const found = (await deliveriesOf(engine.store.db, endpoint.id)).filter((r) => r.event_id === failed);
+        return found.length === 1 && found[0].status === 'delivered' ? found : undefined;
+      });
+      expect(row.log.map((l) => l.statusCode)).toEqual([500, 204]);
+    } finally {
+      await dispatcher.stop();
+      receiver.answer = (_d, response) => void response.writeHead(200).end('ok');
+    }
+  });
+
   it("puts deliveries beyond an endpoint's queue here into the outbox at once, and sends them from there", async () => {
     const endpoint = await addEndpoint(engine.store.db, `${receiver.url}/slow`);
     secrets = [endpoint.secret];

@@ -6,8 +6,9 @@
 // task). It backs `orca simulate` for .cmmn files, the core benchmark's case
 // scenario and the case runtime tests; it does no I/O.
 import { CommandRejected, InMemoryEngine, type InMemoryEngineOptions } from '../../runtime/in-memory-engine.ts';
-import type { Command, HistoryRecord, JobOffer, Variables } from '../../runtime/types.ts';
+import type { Command, Effect, HistoryRecord, JobOffer, Variables } from '../../runtime/types.ts';
 import type { CaseModel } from '../types.ts';
+import { bookEffect, keepHistory, type InMemoryBooks } from '../../runtime/in-memory-books.ts';
 import { applyCase } from './apply-case.ts';
 import type { CaseApplyContext, CaseApplyResult, CaseCommand, CaseInstance } from './types.ts';
 
@@ -18,10 +19,13 @@ export class InMemoryCaseEngine {
   readonly processes: InMemoryEngine;
   private readonly cases = new Map<string, { model: CaseModel; version: number }>();
   private readonly instances = new Map<string, CaseInstance>();
-  private readonly jobOwners = new Map<string, string>();
-  private readonly queues = new Map<string, JobOffer[]>();
-  private readonly histories = new Map<string, HistoryRecord[]>();
-  private readonly timers = new Map<string, { dueAt: number; instanceKey: string }>();
+  /** Jobs offered and owned, timers armed, histories kept (in-memory-books.ts). */
+  private readonly books: InMemoryBooks & { timers: Map<string, { dueAt: number; instanceKey: string }> } = {
+    jobOwners: new Map(),
+    queues: new Map(),
+    timers: new Map(),
+    histories: new Map(),
+  };
   /** Commands for case instances, applied after the step that produced them. */
   private readonly outbox: { instanceKey: string; command: CaseCommand }[] = [];
   private draining = false;
@@ -58,7 +62,7 @@ export class InMemoryCaseEngine {
   }
 
   history(key: string): HistoryRecord[] {
-    return this.histories.get(key) ?? this.processes.history(key);
+    return this.books.histories.get(key) ?? this.processes.history(key);
   }
 
   /** Applies a command to a case instance, then whatever it sets off. */
@@ -71,14 +75,14 @@ export class InMemoryCaseEngine {
 
   /** Completes a job of a case or of a process (a process task's child). */
   completeJob(jobKey: string, variables?: Variables): void {
-    const owner = this.jobOwners.get(jobKey);
+    const owner = this.books.jobOwners.get(jobKey);
     if (owner === undefined) this.processes.completeJob(jobKey, variables);
     else this.command(owner, { type: 'completeJob', jobKey, variables });
     this.drain();
   }
 
   failJob(jobKey: string, retries: number, errorMessage?: string): void {
-    const owner = this.jobOwners.get(jobKey);
+    const owner = this.books.jobOwners.get(jobKey);
     if (owner === undefined) this.processes.failJob(jobKey, retries, errorMessage);
     else this.command(owner, { type: 'failJob', jobKey, retries, errorMessage });
     this.drain();
@@ -86,7 +90,7 @@ export class InMemoryCaseEngine {
 
   /** Pops up to `max` case jobs of `type` (stale offers dropped), with the case file as their variables. */
   activate(type: string, max: number): (JobOffer & { variables: Variables })[] {
-    const queue = this.queues.get(type);
+    const queue = this.books.queues.get(type);
     const jobs: (JobOffer & { variables: Variables })[] = [];
     while (queue !== undefined && queue.length > 0 && jobs.length < max) {
       const offer = queue.shift()!;
@@ -109,10 +113,10 @@ export class InMemoryCaseEngine {
       this.drain();
       const now = this.now();
       let next: [string, { dueAt: number; instanceKey: string }] | undefined;
-      for (const entry of this.timers) if (entry[1].dueAt <= now && (next === undefined || entry[1].dueAt < next[1].dueAt)) next = entry;
+      for (const entry of this.books.timers) if (entry[1].dueAt <= now && (next === undefined || entry[1].dueAt < next[1].dueAt)) next = entry;
       if (next === undefined) return fired;
       fired++;
-      this.timers.delete(next[0]);
+      this.books.timers.delete(next[0]);
       try {
         this.command(next[1].instanceKey, { type: 'fireTimer', timerKey: next[0] });
       } catch (err) {
@@ -124,7 +128,7 @@ export class InMemoryCaseEngine {
 
   nextTimerDue(): number | undefined {
     let due = this.processes.nextTimerDue();
-    for (const timer of this.timers.values()) if (due === undefined || timer.dueAt < due) due = timer.dueAt;
+    for (const timer of this.books.timers.values()) if (due === undefined || timer.dueAt < due) due = timer.dueAt;
     return due;
   }
 
@@ -184,29 +188,11 @@ export class InMemoryCaseEngine {
     if (!result.ok) throw new CommandRejected(result.code, result.message);
     const instance = result.instance;
     this.instances.set(instance.key, instance);
-    if (this.options.keepHistory) {
-      const history = this.histories.get(instance.key);
-      if (history === undefined) this.histories.set(instance.key, result.records);
-      else history.push(...result.records);
-    }
+    if (this.options.keepHistory) keepHistory(this.books, instance.key, result.records);
     for (const effect of result.effects) {
+      // A case's effects are the BPMN runtime's, plus startChildCase, which bookEffect leaves alone.
+      if (bookEffect(this.books, effect as Effect, instance.key)) continue;
       switch (effect.type) {
-        case 'enqueueJob': {
-          this.jobOwners.set(effect.job.key, instance.key);
-          let queue = this.queues.get(effect.job.type);
-          if (queue === undefined) this.queues.set(effect.job.type, (queue = []));
-          queue.push(effect.job);
-          break;
-        }
-        case 'cancelJob':
-          this.jobOwners.delete(effect.jobKey);
-          break;
-        case 'scheduleTimer':
-          this.timers.set(effect.timerKey, { dueAt: effect.dueAt, instanceKey: instance.key });
-          break;
-        case 'cancelTimer':
-          this.timers.delete(effect.timerKey);
-          break;
         case 'startChild':
           this.processes.startChild(instance.key, effect);
           break;
@@ -232,9 +218,9 @@ export class InMemoryCaseEngine {
           break;
       }
     }
-    for (const record of result.records) if (record.type === 'JOB_COMPLETED' && record.jobKey) this.jobOwners.delete(record.jobKey);
+    for (const record of result.records) if (record.type === 'JOB_COMPLETED' && record.jobKey) this.books.jobOwners.delete(record.jobKey);
     if (instance.state === 'COMPLETED' || instance.state === 'TERMINATED') {
-      for (const jobKey of Object.keys(instance.jobs)) this.jobOwners.delete(jobKey);
+      for (const jobKey of Object.keys(instance.jobs)) this.books.jobOwners.delete(jobKey);
       if (this.options.forgetEnded) this.instances.delete(instance.key);
     }
     return instance;

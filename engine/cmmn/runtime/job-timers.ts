@@ -6,6 +6,7 @@
 // again when its timer fires instead of at once. Both are timers of the
 // case, so they are stored, re-armed after a takeover and fired by the
 // partition leader like a listener's, and go with their job.
+import { armHold } from '../../runtime/behavior/activation-timeout.ts';
 import type { Job } from '../../runtime/types.ts';
 import type { CaseExecution } from './case-execution.ts';
 import { jobOfferOf } from './plan-item-behavior.ts';
@@ -14,28 +15,7 @@ import type { CaseTimer } from './types.ts';
 /** Records that `worker` holds `job` until `timeoutMs` from now; a hold already there is replaced. */
 export function holdCaseJob(exec: CaseExecution, job: Job, worker: string, timeoutMs: number): void {
   exec.dropJobTimers(job);
-  const key = exec.nextKey();
-  const dueAt = exec.now + timeoutMs;
-  const schedule = { kind: 'date' as const, text: new Date(dueAt).toISOString(), at: dueAt, zone: 'UTC' };
-  exec.instance.timers[key] = {
-    key,
-    elementId: job.elementId,
-    ownerKey: job.elementInstanceKey,
-    dueAt,
-    schedule,
-    firedCount: 0,
-    jobKey: job.key,
-    activationTimeout: true,
-  };
-  job.held = { worker, at: exec.now, timerKey: key };
-  exec.record('TIMER_CREATED', {
-    elementId: job.elementId,
-    elementInstanceKey: job.elementInstanceKey,
-    jobKey: job.key,
-    detail: { timerKey: key, dueAt, activationTimeout: true, worker },
-  });
-  exec.effect({ type: 'scheduleTimer', timerKey: key, dueAt, elementId: job.elementId });
-  exec.effect({ type: 'holdJob', jobKey: job.key });
+  armHold(exec, job, worker, timeoutMs);
 }
 
 /** The deadline passed with the job neither completed nor failed: it is offered again. */

@@ -8,13 +8,27 @@
 // stored on the job's row (state ACTIVATED), so a queue rebuild keeps the
 // job with its worker until then.
 import type { Execution } from '../execution.ts';
-import type { Job, Timer } from '../types.ts';
+import type { Effect, HistoryRecord, Job, RecordType, Timer } from '../types.ts';
 import { cancelTimer } from './timers.ts';
 import { jobOffer } from './job.ts';
 
 /** Records that `worker` holds `job` until `timeoutMs` from now; a hold already there is replaced. */
 export function holdJob(exec: Execution, job: Job, worker: string, timeoutMs: number): void {
   releaseHold(exec, job);
+  armHold(exec, job, worker, timeoutMs);
+}
+
+/** What arming a hold needs of an execution: a process instance's (Execution) or a case's (CaseExecution). */
+export interface HoldScope {
+  readonly now: number;
+  readonly instance: { timers: Record<string, Timer> };
+  nextKey(): string;
+  record(type: RecordType, fields?: Omit<HistoryRecord, 'type' | 'at'>): void;
+  effect(effect: Effect): void;
+}
+
+/** The hold itself, once any earlier one is gone: a timer of the job's element and the job marked held by `worker`. */
+export function armHold(exec: HoldScope, job: Job, worker: string, timeoutMs: number): void {
   const key = exec.nextKey();
   const dueAt = exec.now + timeoutMs;
   const schedule = { kind: 'date' as const, text: new Date(dueAt).toISOString(), at: dueAt, zone: 'UTC' };
