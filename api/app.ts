@@ -80,7 +80,12 @@ export interface App {
 export async function createApp(config: AppConfig, options: AppOptions = {}): Promise<App> {
   const { port, host } = config.http;
   const metrics = config.metrics.enabled ? new OrcaMetrics({ processMetrics: config.metrics.processMetrics }) : undefined;
-  const engine = await createEngine(config.engine, { ...options.engine, metrics: metrics && engineMetrics(metrics), tracer: options.tracer });
+  const engine = await createEngine(config.engine, {
+    ...options.engine,
+    metrics: metrics && engineMetrics(metrics),
+    tracer: options.tracer,
+    credits: config.credits,
+  });
   metrics?.watch(engine);
   let buckets: AgentBuckets | undefined;
   try {

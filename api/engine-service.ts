@@ -44,7 +44,7 @@ export async function createEngineService(config: AppConfig, options: EngineServ
   const metrics = config.metrics.enabled ? new OrcaMetrics({ processMetrics: config.metrics.processMetrics }) : undefined;
   const engine = await createEngine(
     { ...config.engine, role: 'engine' },
-    { ...options.engine, metrics: metrics && engineMetrics(metrics), tracer: options.tracer },
+    { ...options.engine, metrics: metrics && engineMetrics(metrics), tracer: options.tracer, credits: config.credits },
   );
   metrics?.watch(engine);
   const logger = options.logger;

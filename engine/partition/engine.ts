@@ -31,6 +31,7 @@ import { jobActivation } from './job-activation.ts';
 import { hashToPartition, partitionOfKey, scoped } from './keys.ts';
 import { ModelCache } from './model-cache.ts';
 import type { EngineLog } from './log.ts';
+import { FREE_STARTS, ledgerStartCharges } from './event-start-charges.ts';
 import { Shard } from './shard.ts';
 import type { WebhookTaker } from './webhook-taker.ts';
 
@@ -56,6 +57,8 @@ export interface EngineOptions {
   metrics?: EngineMetrics;
   /** Tracing on: the tracer of the service's OpenTelemetry SDK (api/tracing/); absent, the engine makes no tracing call. */
   tracer?: Tracer;
+  /** Credits on (ORCA_CREDITS): what a thrown signal or a buffered message starts is charged (event-start-charges.ts); absent, free. */
+  credits?: { enabled: boolean; lowThreshold?: number };
 }
 
 export { ModelRejected };
@@ -196,6 +199,7 @@ export async function createEngine(config: EngineConfig, options: EngineOptions 
         log: options.log,
         metrics: options.metrics,
         tracer: options.tracer,
+        charges: options.credits?.enabled ? ledgerStartCharges(store.ledger, { lowThreshold: options.credits.lowThreshold }) : FREE_STARTS,
       });
       await shard.start();
     }

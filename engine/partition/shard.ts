@@ -15,6 +15,7 @@ import type { EngineLog } from './log.ts';
 import type { Tracer } from '../tracing.ts';
 import { CommitThread } from './commit-thread.ts';
 import { PartitionLeader } from './leader/index.ts';
+import type { EventStartCharges } from './event-start-charges.ts';
 import { WebhookTakerSlot, type WebhookTaker } from './webhook-taker.ts';
 
 export interface ShardOptions {
@@ -41,6 +42,8 @@ export interface ShardOptions {
   metrics?: EngineMetrics;
   /** Tracing on: leaders trace their batches (default: off). */
   tracer?: Tracer;
+  /** Credits for the instances events start inside the engine (default: free). */
+  charges?: EventStartCharges;
 }
 
 /** How often a shard prunes its partitions' command logs. */

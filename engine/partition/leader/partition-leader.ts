@@ -44,6 +44,7 @@ import { Publisher } from './publish.ts';
 import { recover, type RecoveryParts } from './recovery.ts';
 import { CommandResults } from './results.ts';
 import { StartTimers } from './start-timers.ts';
+import type { EventStartCharges } from '../event-start-charges.ts';
 
 /** How often the leader checks that Redis still has its flush marker. */
 const MARKER_CHECK_MS = 500;
@@ -75,6 +76,8 @@ export interface LeaderOptions {
   send?: () => SendCommand | undefined;
   /** The process's webhook dispatcher, if one is attached: committed batches' events go to it in memory. */
   webhooks?: WebhookTakerSlot;
+  /** Credits for the instances a thrown signal or a buffered message starts (default: free). */
+  charges?: EventStartCharges;
 }
 
 export class PartitionLeader {
