@@ -21,6 +21,7 @@ import type { ModelCache } from '../model-cache.ts';
 import type { BatchWork } from './batch-work.ts';
 import type { HotCase, HotInstances } from './hot-instances.ts';
 import type { Internal } from './internal-work.ts';
+import { applySharedEffect, type EffectTarget } from './shared-effects.ts';
 
 type Applied = Extract<CaseApplyResult, { ok: true }>;
 export type StartChildCase = Extract<CaseEffect, { type: 'startChildCase' }>;
@@ -202,6 +203,7 @@ export class CaseCommands {
         this.hot.dropJob(record.jobKey!);
       }
     }
+    let target: EffectTarget | undefined;
     for (const effect of effects) {
       switch (effect.type) {
         case 'enqueueJob': {
@@ -216,26 +218,15 @@ export class CaseCommands {
           batch.jobsUpsert!.push(jobRow(account, instance, instance.jobs[effect.jobKey]));
           break;
         case 'cancelJob':
-          batch.jobsDelete!.push(effect.jobKey);
-          work.remove.push({ account, jobKey: effect.jobKey });
-          this.hot.dropJob(effect.jobKey);
-          break;
         case 'scheduleTimer':
-          batch.timersUpsert!.push(timerRow(account, instance, instance.timers[effect.timerKey]));
-          work.arm.push({ key: effect.timerKey, account, instanceKey: instance.key, dueAt: effect.dueAt });
-          break;
         case 'cancelTimer':
-          batch.timersDelete!.push(effect.timerKey);
-          work.disarm.push(effect.timerKey);
-          break;
         case 'startChild':
-          this.internal.push({ kind: 'startChild', account, parentKey: instance.key, effect });
+        case 'sendCommand':
+          target ??= { account, instanceKey: instance.key, timerRow: (key) => timerRow(account, instance, instance.timers[key]) };
+          applySharedEffect(effect, target, work, this.hot, this.internal);
           break;
         case 'startChildCase':
           this.internal.push({ kind: 'startChildCase', account, parentKey: instance.key, effect });
-          break;
-        case 'sendCommand':
-          this.internal.push({ kind: 'command', account, instanceKey: effect.instanceKey, command: effect.command });
           break;
       }
     }

@@ -27,6 +27,7 @@ import type { BatchWork } from './batch-work.ts';
 import type { HotInstances } from './hot-instances.ts';
 import type { Internal } from './internal-work.ts';
 import type { MessageState } from './messages.ts';
+import { applySharedEffect, type EffectTarget } from './shared-effects.ts';
 import type { SignalOutbox } from './signals.ts';
 
 export type Applied = Extract<ApplyResult, { ok: true }>;
@@ -115,6 +116,7 @@ export class Effects {
           break;
       }
     }
+    let target: EffectTarget | undefined;
     for (const effect of effects) {
       switch (effect.type) {
         case 'enqueueJob': {
@@ -137,23 +139,12 @@ export class Effects {
           break;
         }
         case 'cancelJob':
-          batch.jobsDelete!.push(effect.jobKey);
-          work.remove.push({ account, jobKey: effect.jobKey });
-          this.hot.dropJob(effect.jobKey);
-          break;
         case 'scheduleTimer':
-          batch.timersUpsert!.push(timerRow(account, instance, instance.timers[effect.timerKey]));
-          work.arm.push({ key: effect.timerKey, account, instanceKey: instance.key, dueAt: effect.dueAt });
-          break;
         case 'cancelTimer':
-          batch.timersDelete!.push(effect.timerKey);
-          work.disarm.push(effect.timerKey);
-          break;
         case 'startChild':
-          this.internal.push({ kind: 'startChild', account, parentKey: instance.key, effect });
-          break;
         case 'sendCommand':
-          this.internal.push({ kind: 'command', account, instanceKey: effect.instanceKey, command: effect.command });
+          target ??= { account, instanceKey: instance.key, timerRow: (key) => timerRow(account, instance, instance.timers[key]) };
+          applySharedEffect(effect, target, work, this.hot, this.internal);
           break;
         case 'openSubscription':
           this.messages.opened(account, instance.key, instance.correlatedMessages, effect.subscription);
