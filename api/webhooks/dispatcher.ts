@@ -30,7 +30,7 @@ import { finishBatches, takeOverBatches } from './batch-statements.ts';
 import { FreshBatches, type FreshDelivery } from './fresh-batches.ts';
 import { guardedConnector, type Resolve } from './guarded-connector.ts';
 import { nextDelayMs } from './retry-schedule.ts';
-import { sendAttempt, type AttemptOutcome } from './send-attempt.ts';
+import { sendAttempt, type Abortable, type AttemptOutcome } from './send-attempt.ts';
 import { OriginPools } from './origin-pools.ts';
 import { signatures } from './signature.ts';
 import { secretSealer, signingKeyCache } from './signing-secret.ts';
@@ -125,7 +125,7 @@ export function startWebhookDispatcher(options: DispatcherOptions): WebhookDispa
     // No cap on connections: the lanes bound the requests, and endpoints sharing a host must not queue behind each other's hanging ones.
   });
   /** The attempts in flight, aborted all at once by stop(). */
-  const inFlightAttempts = new Set<AbortController>();
+  const inFlightAttempts = new Set<Abortable>();
   // Deliveries queued for one endpoint past which fresh ones go to the outbox instead: the last of them, waiting for
   // its turn (at most one attempt's deadline per `perEndpoint` ahead of it) and sent, still finishes within its
   // batch's hold (claimMs), with half a minute to spare.
@@ -404,7 +404,7 @@ export function startWebhookDispatcher(options: DispatcherOptions): WebhookDispa
         options.attach?.(undefined);
         fresh.open = false;
         running = false;
-        for (const controller of inFlightAttempts) controller.abort();
+        for (const attempt of inFlightAttempts) attempt.abort();
         wake?.();
         await looping;
         await admitting;
