@@ -14,6 +14,7 @@ import { SIGNAL_START_GENERATIONS } from '../../limits.ts';
 import type { Variables } from '../../runtime/types.ts';
 import type { SendCommand } from '../command-client.ts';
 import type { CommandOrigin, EngineCommand, SignalOutcome } from '../commands.ts';
+import { EngineError } from '../engine-error.ts';
 import type { EventStartCharges } from '../event-start-charges.ts';
 import { scoped } from '../keys.ts';
 import { signalStartTargets } from '../message-starts.ts';
@@ -94,14 +95,20 @@ export class ThrownSignalStarts {
       thrown: { signalKey: key, generation },
       origin,
     };
-    const reply = await retrying(stopped, () => {
+    const reply = await retrying(stopped, async () => {
       const send = this.parts.send();
-      if (send === undefined) return Promise.reject(new Error('no command client yet'));
-      return send(signalHome(account, name, partitions), command, scoped(account, `signal-start:${key}`));
+      if (send === undefined) throw new Error('no command client yet');
+      try {
+        return await send(signalHome(account, name, partitions), command, scoped(account, `signal-start:${key}`));
+      } catch (err) {
+        // Refused for good (the home set the command aside): it started nothing, and sending it again gets the same answer.
+        if (err instanceof EngineError && !err.retryable) return undefined;
+        throw err;
+      }
     });
     // Stopped without an answer: the command may still be applied, so the credits stay taken.
     if (reply === STOPPED) return false;
-    const started = reply.origin?.request === origin.request ? (reply.value as SignalOutcome).started : 0;
+    const started = reply !== undefined && reply.origin?.request === origin.request ? (reply.value as SignalOutcome).started : 0;
     const back = taken.granted - started;
     if (back > 0 && (await retrying(stopped, () => taken.refund(back))) === STOPPED) return false;
     return true;
