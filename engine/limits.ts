@@ -42,6 +42,16 @@ export const LIMITS = {
 
 export type Limits = typeof LIMITS;
 
+/**
+ * Signal start chains (extension, docs/signals.md): an instance started by
+ * a thrown signal is one generation past its thrower (one started any
+ * other way is generation 0), and a signal thrown at this generation or
+ * later starts no instances (it still reaches the waiting ones). It keeps
+ * a process started by the signal it throws from running away where
+ * starts cost nothing (credits off, `orca simulate`).
+ */
+export const SIGNAL_START_GENERATIONS = 16;
+
 /** Why a value cannot be taken, and where in it (`a.b[2]`; empty for the value itself). */
 export interface LimitProblem {
   path: string;

@@ -40,9 +40,18 @@ export type EngineCommand = (
   /**
    * Extension: broadcast a signal, on its home partition (hash of account and name): reach this
    * partition's waiting instances and start at most `maxStarts` instances by signal start events
-   * (the credits the API charged). Its other partitions hear of it by deliverSignal.
+   * (the credits the API charged). Its other partitions hear of it by deliverSignal. With `thrown`, a
+   * signal an instance threw (its leader charged `maxStarts`): it only starts instances, one signal
+   * generation past the thrower's, and answers with the thrown signal's key.
    */
-  | { kind: 'broadcastSignal'; account: string; name: string; variables: Variables; maxStarts: number }
+  | {
+      kind: 'broadcastSignal';
+      account: string;
+      name: string;
+      variables: Variables;
+      maxStarts: number;
+      thrown?: { signalKey: string; generation: number };
+    }
   /** Extension: a signal broadcast on its home partition, or thrown by an instance, for this partition's waiting instances. */
   | { kind: 'deliverSignal'; account: string; signalKey: string; name: string; variables: Variables }
   /** Start a case instance (CMMN) of the latest version of `caseDefinitionId`. */

@@ -11,6 +11,11 @@ import type { EngineCommand, SignalOutcome } from './commands.ts';
 import type { Variables } from '../runtime/types.ts';
 import { hashToPartition, scoped } from './keys.ts';
 
+/** The partition that starts the instances a signal of this name starts: one per account and name. */
+export function signalHome(account: string, name: string, partitions: number): number {
+  return hashToPartition(`${account}\u0000signal\u0000${name}`, partitions);
+}
+
 export async function broadcastSignal(
   parts: { send: SendCommand; sendHome: SendHome; partitions: number; maxPending: number },
   account: string,
@@ -19,7 +24,7 @@ export async function broadcastSignal(
 ): Promise<SignalOutcome> {
   const { send, partitions } = parts;
   const { name, variables } = signal;
-  const home = hashToPartition(`${account}\u0000signal\u0000${name}`, partitions);
+  const home = signalHome(account, name, partitions);
   // Refused under backpressure like a start: a broadcast may start instances.
   const outcome = (await parts.sendHome(home, { kind: 'broadcastSignal', account, name, variables, maxStarts }, parts.maxPending + 1)).value as SignalOutcome;
   const sends: Promise<unknown>[] = [];

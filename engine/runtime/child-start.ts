@@ -14,5 +14,6 @@ export function childStartCommand(effect: StartChild, parentKey: string, version
     version,
     parent: { instanceKey: parentKey, elementInstanceKey: effect.parentElementInstanceKey },
     depth: effect.depth,
+    ...(effect.signalGeneration === undefined ? {} : { signalGeneration: effect.signalGeneration }),
   };
 }

@@ -6,6 +6,7 @@
 // the state machine.
 import type { CompiledDmn } from '../dmn/index.ts';
 import { evaluateDecision } from '../dmn/index.ts';
+import { SIGNAL_START_GENERATIONS } from '../limits.ts';
 import type { ProcessModel } from '../model/types.ts';
 import { apply } from './apply.ts';
 import { bookEffect, keepHistory, type InMemoryBooks } from './in-memory-books.ts';
@@ -83,8 +84,8 @@ export class InMemoryEngine {
   /** job type → queued job offers (FIFO). */
   /** Commands for other instances, applied after the one that produced them. */
   private readonly outbox: { instanceKey: string; command: Command }[] = [];
-  /** Signals thrown by throw and end events (extension), broadcast once the command that threw them is done. */
-  private readonly thrown: { name: string; variables: Variables }[] = [];
+  /** Signals thrown by throw and end events (extension), broadcast once the command that threw them is done; with the thrower's signal generation. */
+  private readonly thrown: { name: string; variables: Variables; generation: number }[] = [];
   private readonly buffer = new MessageBuffer();
   private readonly subscriptions = new SubscriptionIndex();
   private counter = 2251799813685248; // 2^51, so keys look like the durable engine's 64-bit keys
@@ -262,6 +263,16 @@ export class InMemoryEngine {
     return { signalKey, startedInstances };
   }
 
+  /** A thrown signal's starts: settled here, not through start(), so they are drained by the loop that threw it. */
+  private startBySignal(name: string, variables: Variables, signalGeneration: number): void {
+    for (const { model, version } of [...this.models.values()]) {
+      const start = signalStartsOf(model).find((s) => s.name === name);
+      if (start === undefined) continue;
+      const result = apply(null, { type: 'start', variables, version, startEventId: start.elementId, signalGeneration }, this.context(model.id));
+      if (result.ok) this.settle(result);
+    }
+  }
+
   private deliverSignal(signalKey: string, name: string, variables: Variables): void {
     for (const instanceKey of this.subscriptions.instancesForSignal('', name)) {
       this.outbox.push({ instanceKey, command: { type: 'receiveSignal', signalKey, name, variables } });
@@ -338,7 +349,8 @@ export class InMemoryEngine {
 
   private drainOutbox(): void {
     for (let signals = 0; ;) {
-      // A thrown signal goes out once everything before it is settled; it reaches waiting instances but starts none, as in the durable engine.
+      // A thrown signal goes out once everything before it is settled: it reaches waiting instances and, free here, starts
+      // instances by signal start events, one generation past its thrower's (none past the bound, as in the durable engine).
       if (this.outbox.length === 0 && this.thrown.length > 0) {
         // A model whose signal leads back to its own throw would never let the caller return.
         if (++signals > MAX_THROWN_SIGNALS) {
@@ -350,8 +362,11 @@ export class InMemoryEngine {
         }
         const signal = this.thrown.shift()!;
         this.deliverSignal(this.nextKey(), signal.name, signal.variables);
+        if (signal.generation < SIGNAL_START_GENERATIONS) this.startBySignal(signal.name, signal.variables, signal.generation + 1);
       }
-      if (this.outbox.length === 0) return;
+      // The instances a signal started may have thrown signals of their own.
+      if (this.outbox.length === 0 && this.thrown.length === 0) return;
+      if (this.outbox.length === 0) continue;
       const { instanceKey, command } = this.outbox.shift()!;
       const instance = this.instances.get(instanceKey);
       if (instance === undefined) {
@@ -406,7 +421,7 @@ export class InMemoryEngine {
           this.subscriptions.close('', effect.subscription);
           break;
         case 'throwSignal':
-          this.thrown.push({ name: effect.name, variables: effect.variables });
+          this.thrown.push({ name: effect.name, variables: effect.variables, generation: instance.signalGeneration ?? 0 });
           break;
       }
     }

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { SIGNAL_START_GENERATIONS } from '../limits.ts';
 import { compileBpmn } from '../model/index.ts';
 import { CommandRejected, InMemoryEngine } from './in-memory-engine.ts';
 import { definitions, end, engineWith, flow, service, start, visited } from './testing.ts';
@@ -161,16 +162,24 @@ describe('signals (extension): throwing', () => {
     expect(engine.instance(a)!.variables[a]).toEqual({ orderId: 'o-1' });
   });
 
-  it('a signal end event broadcasts and ends its token; a thrown signal starts no instance by a signal start event', () => {
+  it('a signal end event broadcasts and ends its token, and starts an instance of each process with a signal start of its name', () => {
     const thrower = proc('thrower', start() + `<bpmn:endEvent id="end">${signalDef()}</bpmn:endEvent>` + flow('f1', 'start', 'end'));
-    const starter = proc('starter', `<bpmn:startEvent id="ss">${signalDef()}</bpmn:startEvent>${end('se')}${flow('f', 'ss', 'se')}`);
+    const starter = proc(
+      'starter',
+      `<bpmn:startEvent id="ss">${signalDef()}</bpmn:startEvent>${service('serve', 'serve')}${end('se')}${flow('f', 'ss', 'serve')}${flow('g', 'serve', 'se')}`,
+    );
     const engine = engineWith(model(thrower, starter, waiter));
     const a = engine.start('waiter');
     const t = engine.start('thrower', { x: 1 });
     expect(engine.instance(t)!.state).toBe('COMPLETED');
     expect(engine.instance(a)!.state).toBe('COMPLETED');
     expect(engine.instance(a)!.variables[a]).toEqual({ x: 1 });
-    expect(engine.queued('anything')).toBe(0);
+    const [job, ...more] = engine.activate('serve', 10);
+    expect(more).toEqual([]);
+    expect(job).toMatchObject({ bpmnProcessId: 'starter', variables: { x: 1 } });
+    // One generation past its thrower's (0).
+    expect(engine.instance(job.processInstanceKey)!.signalGeneration).toBe(1);
+    expect(engine.instance(t)!.signalGeneration).toBeUndefined();
   });
 
   it('a signal thrown in one branch reaches a catch waiting in a parallel branch of the same instance', () => {
@@ -206,6 +215,47 @@ describe('signals (extension): a model that throws in a loop', () => {
       flow('f4', 'w', 'merge');
     const engine = engineWith(model(proc('p', body)), { keepHistory: false });
     expect(() => engine.start('p')).toThrow(/signals in a loop/);
+  });
+});
+
+describe('signals (extension): a signal start chain', () => {
+  /** Started by `go`, throws `go`, then waits at a job of `type`; `inner` goes between the start and the throw. */
+  const chain = (id: string, type: string, inner = '', innerFlows = flow(`${id}F0`, `${id}Start`, `${id}Throw`)) =>
+    proc(
+      id,
+      `<bpmn:startEvent id="${id}Start">${signalDef()}</bpmn:startEvent>` +
+        inner +
+        `<bpmn:intermediateThrowEvent id="${id}Throw">${signalDef()}</bpmn:intermediateThrowEvent>` +
+        service(`${id}Link`, type) +
+        end(`${id}End`) +
+        innerFlows +
+        flow(`${id}F1`, `${id}Throw`, `${id}Link`) +
+        flow(`${id}F2`, `${id}Link`, `${id}End`),
+    );
+
+  it(`stops at generation ${SIGNAL_START_GENERATIONS}: a process started by the signal it throws starts no more past it`, () => {
+    const engine = engineWith(model(chain('p', 'link')), { keepHistory: false });
+    expect(engine.broadcastSignal('go').startedInstances).toHaveLength(1);
+    const generations = engine.activate('link', 100).map((job) => engine.instance(job.processInstanceKey)!.signalGeneration ?? 0);
+    expect(generations.sort((x, y) => x - y)).toEqual(Array.from({ length: SIGNAL_START_GENERATIONS + 1 }, (_, i) => i));
+  });
+
+  it("a child of a call activity throws at its parent's generation, so a chain through a called process stops too", () => {
+    const called = proc('called', start('cStart') + `<bpmn:endEvent id="cEnd">${signalDef()}</bpmn:endEvent>` + flow('c1', 'cStart', 'cEnd'));
+    const call = '<bpmn:callActivity id="pCall"><bpmn:extensionElements><zeebe:calledElement processId="called"/></bpmn:extensionElements></bpmn:callActivity>';
+    const caller = proc(
+      'p',
+      `<bpmn:startEvent id="pStart">${signalDef()}</bpmn:startEvent>` +
+        call +
+        service('pLink', 'link') +
+        end('pEnd') +
+        flow('p0', 'pStart', 'pCall') +
+        flow('p1', 'pCall', 'pLink') +
+        flow('p2', 'pLink', 'pEnd'),
+    );
+    const engine = engineWith(model(caller, called), { keepHistory: false });
+    engine.broadcastSignal('go');
+    expect(engine.activate('link', 100)).toHaveLength(SIGNAL_START_GENERATIONS + 1);
   });
 });
 

@@ -146,6 +146,13 @@ export interface ProcessInstance {
   parent?: { instanceKey: string; elementInstanceKey: string };
   /** Call activities: how many instances are above this one (set on children only; absent means 0). */
   depth?: number;
+  /**
+   * Extension (signals): how many thrown signals led to this instance's
+   * start, through signal start events (a call activity's child inherits
+   * its parent's); absent means 0. A signal thrown at SIGNAL_START_GENERATIONS
+   * (engine/limits.ts) starts no instances.
+   */
+  signalGeneration?: number;
   startedAt: number;
   endedAt?: number;
   /** Extension (messages): the message subscriptions open now, by key. Absent when none ever opened. */
@@ -172,6 +179,8 @@ export type Command =
       parent?: { instanceKey: string; elementInstanceKey: string };
       /** A child of a call activity: its depth (the parent's plus one). */
       depth?: number;
+      /** Extension (signals): the instance's signal generation (ProcessInstance.signalGeneration). */
+      signalGeneration?: number;
     }
   | { type: 'completeJob'; jobKey: string; variables?: Variables }
   /** `retryBackOff` (ms, extension): a job with retries left is offered again after it rather than at once. */
@@ -291,7 +300,16 @@ export type Effect =
   /** The job is held by a worker until its activation timeout (extension): stored as activated. */
   | { type: 'holdJob'; jobKey: string }
   /** Start a child instance of the latest deployed version of `bpmnProcessId` under this key, passing `depth` on in its start command. */
-  | { type: 'startChild'; childInstanceKey: string; bpmnProcessId: string; variables: Variables; parentElementInstanceKey: string; depth: number }
+  | {
+      type: 'startChild';
+      childInstanceKey: string;
+      bpmnProcessId: string;
+      variables: Variables;
+      parentElementInstanceKey: string;
+      depth: number;
+      /** The parent's signal generation, when above 0: a chain of signal starts through a call activity is still one chain. */
+      signalGeneration?: number;
+    }
   /** Extension: a message subscription opened (whoever holds buffered messages may correlate one now). */
   | { type: 'openSubscription'; subscription: MessageSubscription }
   | { type: 'closeSubscription'; subscription: MessageSubscription }

@@ -153,7 +153,7 @@ export class Effects {
           this.messages.closed(account, effect.subscription);
           break;
         case 'throwSignal':
-          this.signals.thrown(account, effect.name, effect.variables, work);
+          this.signals.thrown(account, effect.name, effect.variables, instance.signalGeneration ?? 0, work);
           break;
       }
     }

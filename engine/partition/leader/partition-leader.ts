@@ -44,7 +44,7 @@ import { Publisher } from './publish.ts';
 import { recover, type RecoveryParts } from './recovery.ts';
 import { CommandResults } from './results.ts';
 import { StartTimers } from './start-timers.ts';
-import type { EventStartCharges } from '../event-start-charges.ts';
+import { FREE_STARTS, type EventStartCharges } from '../event-start-charges.ts';
 
 /** How often the leader checks that Redis still has its flush marker. */
 const MARKER_CHECK_MS = 500;
@@ -114,9 +114,17 @@ export class PartitionLeader {
     this.results = new CommandResults(partition, epoch, store.commands, this.hot);
     const contexts = new Contexts(models, keys);
     const messages = new MessageState(this.internal);
-    this.signals = new SignalOutbox(partition, options.partitions ?? 1, keys, this.internal, messages, options.send ?? (() => undefined), () =>
-      this.intake.wakeUp(),
-    );
+    this.signals = new SignalOutbox({
+      partition,
+      partitions: options.partitions ?? 1,
+      keys,
+      internal: this.internal,
+      messages,
+      models,
+      charges: options.charges ?? FREE_STARTS,
+      send: options.send ?? (() => undefined),
+      wakeUp: () => this.intake.wakeUp(),
+    });
     const effects = new Effects(partition, this.hot, this.internal, messages, this.signals);
     const startTimers = new StartTimers(partition, models, contexts, this.wheel, keys, effects, log);
     const messageCommands = new MessageCommands(messages, models, contexts, keys, this.hot, effects);

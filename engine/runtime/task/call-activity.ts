@@ -50,6 +50,7 @@ export const callActivityProcessor: ElementProcessor = {
       variables,
       parentElementInstanceKey: ei.key,
       depth,
+      ...(exec.instance.signalGeneration === undefined ? {} : { signalGeneration: exec.instance.signalGeneration }),
     });
   },
   calledInstanceCompleted(exec, ei, node, variables) {
