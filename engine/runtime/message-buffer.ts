@@ -22,6 +22,11 @@ function slot(account: string, name: string, correlationKey: string): string {
   return `${account}\u0000${name}\u0000${correlationKey}`;
 }
 
+/** Whether decimal key `a` is greater than `b` (both without leading zeros). */
+function keyAfter(a: string, b: string): boolean {
+  return a.length !== b.length ? a.length > b.length : a > b;
+}
+
 export class MessageBuffer {
   /** By (account, name, correlation key), in publishing order. */
   private readonly bySlot = new Map<string, BufferedMessage[]>();
@@ -62,6 +67,15 @@ export class MessageBuffer {
   /** The first live message for a subscription of `account` that `skip` (already correlated to its instance) does not exclude. */
   firstFor(account: string, name: string, correlationKey: string, now: number, skip: readonly string[] | undefined): BufferedMessage | undefined {
     return this.bySlot.get(slot(account, name, correlationKey))?.find((m) => m.expiresAt > now && !(skip?.includes(m.key) ?? false));
+  }
+
+  /**
+   * The first live message of the slot published after the message `after`
+   * (by key: a partition's keys, like the in-memory engine's, only grow), for
+   * a message start event whose instance ended (message-start-gate.ts).
+   */
+  firstAfter(account: string, name: string, correlationKey: string, after: string, now: number): BufferedMessage | undefined {
+    return this.bySlot.get(slot(account, name, correlationKey))?.find((m) => m.expiresAt > now && keyAfter(m.key, after));
   }
 
   /** Removes and returns every message whose time to live is over. */
