@@ -157,6 +157,7 @@ export class Effects {
           break;
       }
     }
+    this.messages.settled(account, instance, records, work);
     if (instance.state === 'COMPLETED' || instance.state === 'TERMINATED') work.ended.push(instance.key);
     else if (records.some((r) => r.type === 'JOB_COMPLETED' || r.type === 'DECISION_EVALUATED' || r.type === 'ELEMENT_COMPLETED'))
       work.changed.set(instance.key, account);
