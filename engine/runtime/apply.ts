@@ -141,6 +141,7 @@ function start(command: Extract<Command, { type: 'start' }>, ctx: ApplyContext):
   if (command.parent !== undefined) instance.parent = command.parent;
   if (command.depth !== undefined && command.depth > 0) instance.depth = command.depth;
   if (command.signalGeneration !== undefined && command.signalGeneration > 0) instance.signalGeneration = command.signalGeneration;
+  if (command.message !== undefined) instance.startedByMessage = { ...command.message };
   return run(instance, ctx, (exec) => {
     instance.startedAt = exec.now;
     exec.record('PROCESS_INSTANCE_STARTED', { elementId: model.id, elementType: 'process', detail: { version: instance.version } });

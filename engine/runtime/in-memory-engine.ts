@@ -13,6 +13,7 @@ import { bookEffect, keepHistory, type InMemoryBooks } from './in-memory-books.t
 import { visibleVariables } from './behavior/variables.ts';
 import { childStartCommand, type StartChild } from './child-start.ts';
 import { MessageBuffer, SubscriptionIndex } from './message-buffer.ts';
+import { MessageStartGate, type EndedStart, type StartedByMessage } from './message-start-gate.ts';
 import { messageStartsOf, signalStartsOf } from './message-starts.ts';
 import { startTimersOf } from './start-timers.ts';
 import { nextDue, type TimerSchedule } from '../timer/index.ts';
@@ -88,6 +89,10 @@ export class InMemoryEngine {
   private readonly thrown: { name: string; variables: Variables; generation: number }[] = [];
   private readonly buffer = new MessageBuffer();
   private readonly subscriptions = new SubscriptionIndex();
+  /** Which message-started instance holds each process and correlation key (message-start-gate.ts). */
+  private readonly gate = new MessageStartGate();
+  /** Message-started instances that ended: a buffered message published after theirs may start the next. */
+  private readonly ended: EndedStart[] = [];
   private counter = 2251799813685248; // 2^51, so keys look like the durable engine's 64-bit keys
   private readonly now: () => number;
   private readonly evaluate: DecisionEvaluator = (decisionId, variables) => {
@@ -156,11 +161,15 @@ export class InMemoryEngine {
 
   /** Starts an instance of the deployed process `bpmnProcessId`; returns the instance key. */
   start(bpmnProcessId: string, variables: Variables = {}, startEventId?: string): string {
-    const ctx = this.context(bpmnProcessId);
-    const version = this.models.get(bpmnProcessId)!.version;
-    const key = this.settle(apply(null, { type: 'start', variables, version, startEventId }, ctx)).key;
+    const key = this.launch(bpmnProcessId, variables, startEventId);
     this.drainOutbox();
     return key;
+  }
+
+  private launch(bpmnProcessId: string, variables: Variables, startEventId?: string, message?: StartedByMessage): string {
+    const ctx = this.context(bpmnProcessId);
+    const version = this.models.get(bpmnProcessId)!.version;
+    return this.settle(apply(null, { type: 'start', variables, version, startEventId, ...(message && { message }) }, ctx)).key;
   }
 
   /**
@@ -213,9 +222,10 @@ export class InMemoryEngine {
   /**
    * Publishes a message (extension): it correlates to every instance with a
    * matching open subscription (once each), starts an instance of each
-   * deployed process with a message start event of that name, and, with a
-   * time to live, stays buffered for subscriptions opened later. Returns
-   * the message key and the instances it started.
+   * deployed process with a message start event of that name (none while
+   * an instance a message with this non-empty key started is active), and,
+   * with a time to live, stays buffered for subscriptions opened later.
+   * Returns the message key and the instances it started.
    */
   publishMessage(message: PublishedMessage): { messageKey: string; startedInstances: string[] } {
     const now = this.now();
@@ -231,9 +241,12 @@ export class InMemoryEngine {
     }
     this.drainOutbox();
     const startedInstances: string[] = [];
+    const by = { messageKey, name: message.name, correlationKey };
     for (const { model } of [...this.models.values()]) {
       for (const start of messageStartsOf(model)) {
-        if (start.name === message.name) startedInstances.push(this.start(model.id, variables, start.elementId));
+        if (start.name !== message.name || !this.gate.open('', model.id, message.name, correlationKey)) continue;
+        startedInstances.push(this.launch(model.id, variables, start.elementId, by));
+        this.drainOutbox();
       }
     }
     const ttl = message.timeToLive ?? 0;
@@ -364,8 +377,9 @@ export class InMemoryEngine {
         this.deliverSignal(this.nextKey(), signal.name, signal.variables);
         if (signal.generation < SIGNAL_START_GENERATIONS) this.startBySignal(signal.name, signal.variables, signal.generation + 1);
       }
-      // The instances a signal started may have thrown signals of their own.
-      if (this.outbox.length === 0 && this.thrown.length === 0) return;
+      if (this.outbox.length === 0 && this.thrown.length === 0 && this.ended.length > 0) this.startBuffered(this.ended.shift()!);
+      // The instances a signal or a buffered message started may have thrown signals, or ended, in turn.
+      if (this.outbox.length === 0 && this.thrown.length === 0 && this.ended.length === 0) return;
       if (this.outbox.length === 0) continue;
       const { instanceKey, command } = this.outbox.shift()!;
       const instance = this.instances.get(instanceKey);
@@ -377,6 +391,16 @@ export class InMemoryEngine {
       // A message for an instance that already moved on (a child cancelled after it completed) changes nothing.
       if (result.ok) this.settle(result);
     }
+  }
+
+  /** A message-started instance ended: the first live buffered message of its name and key published after its own starts the next. */
+  private startBuffered(ended: EndedStart): void {
+    const { bpmnProcessId, name, correlationKey } = ended;
+    const model = this.models.get(bpmnProcessId)?.model;
+    const start = model && messageStartsOf(model).find((s) => s.name === name);
+    const next = this.buffer.firstAfter('', name, correlationKey, ended.messageKey, this.now());
+    if (start === undefined || next === undefined || !this.gate.open('', bpmnProcessId, name, correlationKey)) return;
+    this.launch(bpmnProcessId, next.variables, start.elementId, { messageKey: next.key, name, correlationKey });
   }
 
   private settle(result: ApplyResult): ProcessInstance {
@@ -401,20 +425,8 @@ export class InMemoryEngine {
           this.subscriptions.open('', instance.key, s);
           if (s.signal === true) break;
           // A buffered message the instance has not had yet correlates at once.
-          const buffered = this.buffer.firstFor('', s.name, s.correlationKey, this.now(), instance.correlatedMessages);
-          if (buffered !== undefined) {
-            this.outbox.push({
-              instanceKey: instance.key,
-              command: {
-                type: 'correlateMessage',
-                messageKey: buffered.key,
-                name: s.name,
-                correlationKey: s.correlationKey,
-                variables: buffered.variables,
-                subscriptionKey: s.key,
-              },
-            });
-          }
+          const command = this.buffer.correlationFor('', s, this.now(), instance.correlatedMessages);
+          if (command !== undefined) this.outbox.push({ instanceKey: instance.key, command });
           break;
         }
         case 'closeSubscription':
@@ -427,6 +439,8 @@ export class InMemoryEngine {
     }
     // Completed jobs no longer route anywhere.
     for (const record of result.records) if (record.type === 'JOB_COMPLETED' && record.jobKey) this.books.jobOwners.delete(record.jobKey);
+    const ended = this.gate.settled('', instance, result.records);
+    if (ended !== undefined) this.ended.push(ended);
     if (instance.state === 'COMPLETED' || instance.state === 'TERMINATED') {
       for (const jobKey of Object.keys(instance.jobs)) this.books.jobOwners.delete(jobKey);
       if (this.options.forgetEnded) this.instances.delete(instance.key);

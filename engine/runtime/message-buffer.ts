@@ -5,7 +5,9 @@
 // in-memory engine, and each partition leader (rebuilt from Postgres at
 // recovery). Pure data structures, no I/O, no clock of their own. Expiry
 // pops from a min-heap on the deadline, so it never scans every message.
-import type { MessageSubscription, Variables } from './types.ts';
+import type { Command, MessageSubscription, Variables } from './types.ts';
+
+type CorrelateMessage = Extract<Command, { type: 'correlateMessage' }>;
 
 export interface BufferedMessage {
   key: string;
@@ -20,6 +22,11 @@ export interface BufferedMessage {
 
 function slot(account: string, name: string, correlationKey: string): string {
   return `${account}\u0000${name}\u0000${correlationKey}`;
+}
+
+/** Whether decimal key `a` is greater than `b` (both without leading zeros). */
+function keyAfter(a: string, b: string): boolean {
+  return a.length !== b.length ? a.length > b.length : a > b;
 }
 
 export class MessageBuffer {
@@ -62,6 +69,27 @@ export class MessageBuffer {
   /** The first live message for a subscription of `account` that `skip` (already correlated to its instance) does not exclude. */
   firstFor(account: string, name: string, correlationKey: string, now: number, skip: readonly string[] | undefined): BufferedMessage | undefined {
     return this.bySlot.get(slot(account, name, correlationKey))?.find((m) => m.expiresAt > now && !(skip?.includes(m.key) ?? false));
+  }
+
+  /**
+   * The command that correlates, to subscription `s` an instance of
+   * `account` just opened, the first live message it has not had yet
+   * (`correlated`); undefined when none is buffered.
+   */
+  correlationFor(account: string, s: MessageSubscription, now: number, correlated: readonly string[] | undefined): CorrelateMessage | undefined {
+    const buffered = this.firstFor(account, s.name, s.correlationKey, now, correlated);
+    if (buffered === undefined) return undefined;
+    const { name, correlationKey, key: subscriptionKey } = s;
+    return { type: 'correlateMessage', messageKey: buffered.key, name, correlationKey, variables: buffered.variables, subscriptionKey };
+  }
+
+  /**
+   * The first live message of the slot published after the message `after`
+   * (by key: a partition's keys, like the in-memory engine's, only grow), for
+   * a message start event whose instance ended (message-start-gate.ts).
+   */
+  firstAfter(account: string, name: string, correlationKey: string, after: string, now: number): BufferedMessage | undefined {
+    return this.bySlot.get(slot(account, name, correlationKey))?.find((m) => m.expiresAt > now && keyAfter(m.key, after));
   }
 
   /** Removes and returns every message whose time to live is over. */

@@ -120,6 +120,13 @@ export interface Incident {
   createdAt: number;
 }
 
+/** A published message that started an instance by a message start event (extension). */
+export interface StartedByMessage {
+  messageKey: string;
+  name: string;
+  correlationKey: string;
+}
+
 export interface ProcessInstance {
   key: string;
   bpmnProcessId: string;
@@ -159,6 +166,8 @@ export interface ProcessInstance {
   subscriptions?: Record<string, MessageSubscription>;
   /** Extension (messages, signals): keys of the messages and signals correlated to this instance, so none correlates twice. */
   correlatedMessages?: string[];
+  /** Extension (messages): the message whose message start event started this instance (message-start-gate.ts). */
+  startedByMessage?: StartedByMessage;
   /**
    * Why the engine set this instance aside: a command for it could not be
    * stored (Zeebe's banned instance). It takes no more commands but cancel.
@@ -181,6 +190,8 @@ export type Command =
       depth?: number;
       /** Extension (signals): the instance's signal generation (ProcessInstance.signalGeneration). */
       signalGeneration?: number;
+      /** A message start event: the message that starts it (extension). */
+      message?: StartedByMessage;
     }
   | { type: 'completeJob'; jobKey: string; variables?: Variables }
   /** `retryBackOff` (ms, extension): a job with retries left is offered again after it rather than at once. */

@@ -2,9 +2,10 @@
 // partition leaders (4 partitions: instances on any of them, the message
 // on the one its name and correlation key hash to): POST /api/v1/messages
 // correlates to receive tasks and message catches (their jobs withdrawn),
-// boundary events and message starts (1 credit each); a message with a
-// timeToLive is buffered in Postgres and survives a restart before the
-// wait opens; a messageId makes a second publish a 409; bad input is a 400
+// boundary events and message starts (1 credit each, one instance at a
+// time per correlation key, a buffered start charged when it happens); a
+// message with a timeToLive is buffered in Postgres and survives a restart
+// before the wait opens; a messageId makes a second publish a 409; bad input is a 400
 // naming the field and changes nothing.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { definitions, end, flow, service, start } from '../../engine/runtime/testing.ts';
@@ -155,6 +156,25 @@ describe('POST /api/v1/messages (extension)', () => {
     // The same key with another body is another request: a 409, nothing published.
     expectProblem(await keyed({ name: 'order placed', variables: { orderId: 'K-2' } }), 409);
     expect(await balanceOf(api, account)).toBe(before - 1);
+  });
+
+  it('a correlation key starts one instance at a time: a publish it holds back is refunded, a buffered one is charged when it starts', async () => {
+    const before = await balanceOf(api, account);
+    const first = await publish({ name: 'order placed', correlationKey: 'O-1', variables: { orderId: 'O-1', n: 1 } });
+    expect(first.json.startedInstances, first.text).toBe(1);
+    const held = await publish({ name: 'order placed', correlationKey: 'O-1', variables: { n: 2 } });
+    expect(held.json.startedInstances, held.text).toBe(0);
+    const buffered = await publish({ name: 'order placed', correlationKey: 'O-1', variables: { orderId: 'O-1', n: 3 }, timeToLive: 600_000 });
+    expect(buffered.json.startedInstances, buffered.text).toBe(0);
+    expect(await balanceOf(api, account)).toBe(before - 1);
+    const job = await activateOne(api, apiKey, 'msg-fulfil');
+    expect(job.variables).toEqual({ orderId: 'O-1', n: 1 });
+    expect((await api.call('POST', `/api/v1/jobs/${job.key}/complete`, { apiKey, json: {} })).status).toBe(204);
+    // The first ended: the buffered message starts the next, charged by the engine.
+    const next = await activateOne(api, apiKey, 'msg-fulfil');
+    expect(next.variables).toEqual({ orderId: 'O-1', n: 3 });
+    expect(await balanceOf(api, account)).toBe(before - 2);
+    expect((await api.call('POST', `/api/v1/jobs/${next.key}/complete`, { apiKey, json: {} })).status).toBe(204);
   });
 
   it('buffers a message for its timeToLive; it survives a restart and correlates to a wait opened later, once', async () => {

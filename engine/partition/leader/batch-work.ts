@@ -8,6 +8,7 @@ import { BatchTally } from '../../metrics.ts';
 import type { CommandReply } from '../commands.ts';
 import type { ArmedTimer } from '../timer-wheel.ts';
 import type { LocalCommand } from './intake.ts';
+import type { PendingStart } from './buffered-starts.ts';
 import type { ThrownSignal } from './signals.ts';
 
 export class BatchWork {
@@ -23,6 +24,8 @@ export class BatchWork {
   readonly ended: string[] = [];
   /** Signals thrown by this batch's instances (extension), for the other partitions once it committed. */
   readonly signals: ThrownSignal[] = [];
+  /** Message-started instances this batch ended with a buffered message to start next (extension), charged once it committed. */
+  readonly bufferedStarts: PendingStart[] = [];
   /** What this batch carried that could be to blame if Postgres refuses it: command keys and `timer:<key>`. */
   readonly units: string[] = [];
   /** Instances whose waiting jobs must see their new variables (instance key → account). */

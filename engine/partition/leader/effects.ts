@@ -5,8 +5,10 @@
 // push, requeue or remove, timers to arm or disarm), and the work it causes
 // on other instances (child starts, parent/child messages) is queued for
 // the same batch. Message subscriptions opened and closed go to the
-// leader's MessageState, thrown signals to its SignalOutbox (extension). What it did is counted into the batch's tally for the
-// metrics (plain integers; reported once the batch is published).
+// leader's MessageState, and so do the starts and ends of message-started
+// instances (which hold their correlation key), thrown signals to its
+// SignalOutbox (extension). What it did is counted into the batch's tally
+// for the metrics (plain integers; reported once the batch is published).
 import { jobKindOfElement, kindIndex } from '../../metrics.ts';
 import type { ProcessModel } from '../../model/types.ts';
 import { visibleVariables } from '../../runtime/behavior/variables.ts';
@@ -157,6 +159,7 @@ export class Effects {
           break;
       }
     }
+    this.messages.settled(account, instance, records, work);
     if (instance.state === 'COMPLETED' || instance.state === 'TERMINATED') work.ended.push(instance.key);
     else if (records.some((r) => r.type === 'JOB_COMPLETED' || r.type === 'DECISION_EVALUATED' || r.type === 'ELEMENT_COMPLETED'))
       work.changed.set(instance.key, account);

@@ -1,6 +1,7 @@
 // Work for instances that does not come from the stream: due timers, the
 // messages an applied command sends to its parent or children, child
-// starts, and signals thrown on this partition (extension). It is queued while a batch is built (the timer wheel, Effects)
+// starts, signals thrown on this partition, and the starts buffered
+// messages make once they were paid for (extension). It is queued while a batch is built (the timer wheel, Effects)
 // and run in the same batch after the commands, as follow-ups.
 import { apply } from '../../runtime/apply.ts';
 import { childStartCommand, type StartChild } from '../../runtime/child-start.ts';
@@ -17,6 +18,8 @@ import type { Executor } from './execute.ts';
 import type { HotInstances } from './hot-instances.ts';
 import type { SignalCommands } from './signals.ts';
 import type { StartTimers } from './start-timers.ts';
+import type { BufferedStarts, PendingStart } from './buffered-starts.ts';
+import type { TakenStarts } from '../event-start-charges.ts';
 
 /** Work for an instance that does not come from the stream: timers, parent/child messages, child starts. */
 export type Internal =
@@ -28,7 +31,9 @@ export type Internal =
   /** Extension: a signal an instance of this partition threw, for this partition's waiting instances. */
   | { kind: 'signal'; account: string; signalKey: string; name: string; variables: Variables }
   /** Extension: thrown signals' outbox rows may go; the batch this makes deletes them (MessageState.expire), nothing else to do. */
-  | { kind: 'outboxReleased' };
+  | { kind: 'outboxReleased' }
+  /** Extension: a buffered message's start, its credit taken (buffered-starts.ts). */
+  | { kind: 'bufferedStart'; start: PendingStart; taken: TakenStarts };
 
 /** What a due timer becomes. */
 export function timerWork(timer: ArmedTimer): Internal {
@@ -56,6 +61,7 @@ export class InternalWork {
     private readonly log: EngineLog,
     private readonly signals: SignalCommands,
     private readonly cases: CaseCommands,
+    private readonly bufferedStarts: BufferedStarts,
   ) {}
 
   /** Runs one item; `why` says why its unit is condemned (a timer whose firing could not be stored). */
@@ -65,6 +71,7 @@ export class InternalWork {
       return;
     }
     if (item.kind === 'outboxReleased') return;
+    if (item.kind === 'bufferedStart') return this.bufferedStarts.run(item.start, item.taken, work);
     if (item.kind === 'signal') {
       await this.signals.reach(item.account, item.signalKey, item.name, item.variables, work, this.executor);
       return;

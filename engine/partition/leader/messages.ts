@@ -9,12 +9,16 @@
 // correlates to its own waiting instances and buffers its own copy, so a
 // subscription opened later on any partition finds the message where it
 // is. It also indexes signal subscriptions and deletes the outbox rows of
-// thrown signals (signals.ts) once they are delivered. Everything it
+// thrown signals (signals.ts) once they are delivered, and keeps Zeebe's
+// rule for message start events (one active message-started instance per
+// process and correlation key, runtime/message-start-gate.ts; the starts a
+// buffered message makes once one ends, buffered-starts.ts). Everything it
 // changes goes into the batch like any other write.
 import { LIMITS } from '../../limits.ts';
 import { apply } from '../../runtime/apply.ts';
 import { MessageBuffer, SubscriptionIndex, type BufferedMessage } from '../../runtime/message-buffer.ts';
-import type { MessageSubscription, Variables } from '../../runtime/types.ts';
+import { MessageStartGate } from '../../runtime/message-start-gate.ts';
+import type { HistoryRecord, MessageSubscription, ProcessInstance, Variables } from '../../runtime/types.ts';
 import type { BufferedMessageRecord, Store } from '../../store/index.ts';
 import type { CommandReply, EngineCommand } from '../commands.ts';
 import type { KeyGenerator } from '../keys.ts';
@@ -36,6 +40,8 @@ type MessageCommand = Extract<EngineCommand, { kind: 'publishMessage' | 'deliver
 export class MessageState {
   readonly buffer = new MessageBuffer();
   readonly index = new SubscriptionIndex();
+  /** Which message-started instance (or buffered start on its way) holds each process and correlation key. */
+  readonly gate = new MessageStartGate();
   /** Thrown signals' outbox rows (signals.ts) whose delivery every partition confirmed, deleted with the next batch. */
   private readonly released: string[] = [];
 
@@ -49,25 +55,29 @@ export class MessageState {
     this.index.open(account, instanceKey, s);
     // Signals are not buffered.
     if (s.signal === true) return;
-    const buffered = this.buffer.firstFor(account, s.name, s.correlationKey, Date.now(), correlated);
-    if (buffered === undefined) return;
-    this.internal.push({
-      kind: 'command',
-      account,
-      instanceKey,
-      command: {
-        type: 'correlateMessage',
-        messageKey: buffered.key,
-        name: s.name,
-        correlationKey: s.correlationKey,
-        variables: buffered.variables,
-        subscriptionKey: s.key,
-      },
-    });
+    const command = this.buffer.correlationFor(account, s, Date.now(), correlated);
+    if (command !== undefined) this.internal.push({ kind: 'command', account, instanceKey, command });
   }
 
   closed(account: string, s: MessageSubscription): void {
     this.index.close(account, s);
+  }
+
+  /**
+   * A command applied to `instance`: a message-started one holds its key
+   * from its start to its end. When it ends and a live message of its name
+   * and key was buffered after the one that started it, the key stays
+   * reserved for that start, which this batch hands on to be charged once it
+   * committed (buffered-starts.ts).
+   */
+  settled(account: string, instance: ProcessInstance, records: readonly HistoryRecord[], work: BatchWork): void {
+    const ended = this.gate.settled(account, instance, records);
+    if (ended === undefined) return;
+    const next = this.buffer.firstAfter(account, ended.name, ended.correlationKey, ended.messageKey, Date.now());
+    if (next === undefined) return;
+    const token = `after:${ended.messageKey}`;
+    this.gate.hold(account, ended.bpmnProcessId, ended.name, ended.correlationKey, token);
+    work.bufferedStarts.push({ ...ended, account, token, reference: next.key });
   }
 
   /** Messages whose time to live ran out leave memory and, with this batch, Postgres; so do released outbox rows. */
@@ -85,6 +95,7 @@ export class MessageState {
   async recover(store: Store, partition: number, hot: HotInstances): Promise<BufferedMessageRecord[]> {
     this.buffer.clear();
     this.index.clear();
+    this.gate.clear();
     this.released.length = 0;
     const outbox: BufferedMessageRecord[] = [];
     for (const row of await store.messages.loadBufferedMessages(partition)) {
@@ -102,7 +113,10 @@ export class MessageState {
         ...(row.messageId === null ? {} : { messageId: row.messageId }),
       });
     }
-    hot.each((h) => this.index.remember(h.account, h.instance.key, h.instance.subscriptions));
+    hot.each((h) => {
+      this.index.remember(h.account, h.instance.key, h.instance.subscriptions);
+      this.gate.remember(h.account, h.instance);
+    });
     return outbox;
   }
 }
@@ -157,13 +171,29 @@ export class MessageCommands {
     }
   }
 
-  /** Instances of the latest versions with a message start event of this name, at most `max` (the credits charged for them). */
+  /**
+   * Instances of the latest versions with a message start event of this
+   * name, at most `max` (the credits charged for them); none of a process
+   * that an instance started by a message with this non-empty key holds.
+   */
   private async start(message: BufferedMessage, max: number, work: BatchWork): Promise<number> {
     let started = 0;
-    for (const target of await messageStartTargets(this.models, message.account, message.name)) {
+    const { account, name, correlationKey } = message;
+    for (const target of await messageStartTargets(this.models, account, name)) {
       if (started >= max) break;
+      if (!this.state.gate.open(account, target.bpmnProcessId, name, correlationKey)) continue;
       const ctx = this.contexts.of(target.model, target.view, null, target.version);
-      const result = apply(null, { type: 'start', variables: message.variables as Variables, version: target.version, startEventId: target.elementId }, ctx);
+      const result = apply(
+        null,
+        {
+          type: 'start',
+          variables: message.variables as Variables,
+          version: target.version,
+          startEventId: target.elementId,
+          message: { messageKey: message.key, name, correlationKey },
+        },
+        ctx,
+      );
       if (!result.ok) continue;
       this.effects.settle(message.account, null, result, work, target.model);
       started++;

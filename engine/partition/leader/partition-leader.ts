@@ -45,6 +45,7 @@ import { recover, type RecoveryParts } from './recovery.ts';
 import { CommandResults } from './results.ts';
 import { StartTimers } from './start-timers.ts';
 import { FREE_STARTS, type EventStartCharges } from '../event-start-charges.ts';
+import { BufferedStarts } from './buffered-starts.ts';
 
 /** How often the leader checks that Redis still has its flush marker. */
 const MARKER_CHECK_MS = 500;
@@ -130,9 +131,11 @@ export class PartitionLeader {
     const messageCommands = new MessageCommands(messages, models, contexts, keys, this.hot, effects);
     const signalCommands = new SignalCommands(messages, models, contexts, keys, this.hot, effects);
     const cases = new CaseCommands(partition, models, new CaseModels(store), keys, this.hot, this.internal);
+    const charges = options.charges ?? FREE_STARTS;
+    const bufferedStarts = new BufferedStarts(messages, models, contexts, effects, this.internal, charges, () => this.intake.wakeUp());
     const executor = new Executor(models, contexts, this.hot, effects, startTimers, messageCommands, signalCommands, cases);
     const isolation = new Isolation(partition, store, queues, this.hot, executor, log);
-    const internalWork = new InternalWork(partition, models, contexts, this.hot, executor, effects, startTimers, log, signalCommands, cases);
+    const internalWork = new InternalWork(partition, models, contexts, this.hot, executor, effects, startTimers, log, signalCommands, cases, bufferedStarts);
     const builder = new BatchBuilder(
       partition,
       epoch,
@@ -155,6 +158,7 @@ export class PartitionLeader {
       this.results,
       isolation,
       this.signals,
+      bufferedStarts,
       options.webhooks,
     );
     this.pipeline = new CommitPipeline(this.intake, builder, isolation, publisher, options.commit, partition, options.tracer);

@@ -3,7 +3,8 @@
 // removed, replies sent and stream entries acknowledged in one publication,
 // then the local callers answered; ended instances leave memory and the
 // batch's results leave the not-yet-committed set; the signals its
-// instances threw go to the other partitions; the batch's tally goes to
+// instances threw go to the other partitions, and the starts buffered
+// messages are to make get their credits; the batch's tally goes to
 // the metrics, once, so only published work is counted; and its webhook
 // events go to the process's dispatcher (webhook-taker.ts).
 import type { EngineMetrics } from '../../metrics.ts';
@@ -16,6 +17,7 @@ import type { HotInstances } from './hot-instances.ts';
 import type { Isolation } from './isolation.ts';
 import type { CommandResults } from './results.ts';
 import type { SignalOutbox } from './signals.ts';
+import type { BufferedStarts } from './buffered-starts.ts';
 
 export class Publisher {
   constructor(
@@ -27,6 +29,7 @@ export class Publisher {
     private readonly results: CommandResults,
     private readonly isolation: Isolation,
     private readonly signals: SignalOutbox,
+    private readonly bufferedStarts: BufferedStarts,
     private readonly webhooks?: WebhookTakerSlot,
   ) {}
 
@@ -53,6 +56,7 @@ export class Publisher {
     // After the publication, as for stream replies: a started instance's job is queued before its caller hears of it.
     for (const { command, reply } of work.answers) command.resolve(structuredClone(reply));
     if (work.signals.length > 0) this.signals.dispatch(work.signals);
+    if (work.bufferedStarts.length > 0) this.bufferedStarts.dispatch(work.bufferedStarts);
     this.metrics.batchPublished(this.partition, work.tally);
     // Held for the dispatcher of this process: its events are sent from memory. A
     // dispatcher detached meanwhile leaves the row to lapse and be claimed by any.
