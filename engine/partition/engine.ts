@@ -31,7 +31,7 @@ import { jobActivation } from './job-activation.ts';
 import { hashToPartition, partitionOfKey, scoped } from './keys.ts';
 import { ModelCache } from './model-cache.ts';
 import type { EngineLog } from './log.ts';
-import { FREE_STARTS, ledgerStartCharges } from './event-start-charges.ts';
+import { FREE_STARTS, ledgerStartCharges, type EventStartCharges } from './event-start-charges.ts';
 import { Shard } from './shard.ts';
 import type { WebhookTaker } from './webhook-taker.ts';
 
@@ -59,6 +59,8 @@ export interface EngineOptions {
   tracer?: Tracer;
   /** Credits on (ORCA_CREDITS): what a thrown signal or a buffered message starts is charged (event-start-charges.ts); absent, free. */
   credits?: { enabled: boolean; lowThreshold?: number };
+  /** Tests: how event starts are charged, instead of what `credits` makes. */
+  charges?: EventStartCharges;
 }
 
 export { ModelRejected };
@@ -199,7 +201,7 @@ export async function createEngine(config: EngineConfig, options: EngineOptions 
         log: options.log,
         metrics: options.metrics,
         tracer: options.tracer,
-        charges: options.credits?.enabled ? ledgerStartCharges(store.ledger, { lowThreshold: options.credits.lowThreshold }) : FREE_STARTS,
+        charges: options.charges ?? (options.credits?.enabled ? ledgerStartCharges(store.ledger, { lowThreshold: options.credits.lowThreshold }) : FREE_STARTS),
       });
       await shard.start();
     }

@@ -7,6 +7,7 @@
 // across a restart: the new leaders rebuild it from the active instances.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Engine, PublishOutcome } from '../../engine/index.ts';
+import type { EventStartCharges } from '../../engine/partition/event-start-charges.ts';
 import { definitions, end, flow, service } from '../../engine/runtime/testing.ts';
 import { engineFixture, eventually, type EngineFixture } from './engine-fixture.ts';
 
@@ -126,5 +127,34 @@ describe('message start events: one active instance per correlation key', () => 
     await noJob('work-v2');
     expect(await publish('e', 3)).toBe(1);
     await engine.completeJob(ACCOUNT, (await nextJob('work-v2')).key);
+  });
+
+  it('a buffered start whose leader stopped after the instance ended is made by the next leader, once', async () => {
+    // The credit for the buffered start is never answered: the leader stops with the start on its way.
+    const taking: string[] = [];
+    const stalled: EventStartCharges = {
+      take: (_account, _count, _reason, reference) => {
+        taking.push(reference);
+        return new Promise<never>(() => {});
+      },
+    };
+    await engine.close();
+    engine = await fixture.start(undefined, { charges: stalled });
+    expect(await publish('f', 1, 60_000)).toBe(1);
+    expect(await publish('f', 2, 60_000)).toBe(0);
+    const first = await nextJob('work-v2');
+    expect(first.variables).toEqual({ n: 1 });
+    await engine.completeJob(ACCOUNT, first.key);
+    await eventually(async () => taking.length > 0 || undefined, 'the buffered start asking for its credit');
+    await engine.close();
+    engine = await fixture.start();
+    // The next leader takes the start up from its pending-start row: message 2 starts the next instance, once.
+    const second = await nextJob('work-v2');
+    expect(second.variables).toEqual({ n: 2 });
+    await engine.completeJob(ACCOUNT, second.key);
+    await noJob('work-v2');
+    await engine.close();
+    engine = await fixture.start();
+    await noJob('work-v2');
   });
 });

@@ -10,7 +10,10 @@
 // the process still starts on that name. Otherwise the credit is refunded.
 // Which message comes next is decided by the key of the message that
 // started the ended instance, which its document keeps: a buffered message
-// starts a process at most once, across recoveries too.
+// starts a process at most once, across recoveries too. The batch that
+// reserves the key writes a pending-start row, and the batch that makes or
+// gives up the start deletes it: a leader that stops in between leaves the
+// row, and the next one's recovery takes the start up again.
 import { apply } from '../../runtime/apply.ts';
 import type { EndedStart } from '../../runtime/message-start-gate.ts';
 import type { EventStartCharges, TakenStarts } from '../event-start-charges.ts';
@@ -29,6 +32,8 @@ export interface PendingStart extends EndedStart {
   token: string;
   /** The buffered message expected to start it, named in the ledger. */
   reference: string;
+  /** Its pending-start row (messages.ts PENDING_START_EXPIRY), deleted by the batch that makes or gives up the start. */
+  marker: string;
 }
 
 const NOTHING_TAKEN: TakenStarts = { granted: 0, refund: async () => {} };
@@ -71,6 +76,7 @@ export class BufferedStarts {
     // Undefined: a recovery since forgot the reservation, and no instance holds the key now.
     const ours = holder === start.token || holder === undefined;
     const started = ours && taken.granted > 0 && (await this.start(start, work));
+    work.batch.messagesDelete!.push(start.marker);
     // A start that happened holds the key by its instance now (or ended at once and reserved it for the next).
     gate.release(account, bpmnProcessId, name, correlationKey, start.token);
     // Dropped on purpose: a refund the ledger refuses leaves the credit spent, as for any charge.

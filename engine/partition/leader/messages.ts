@@ -29,10 +29,26 @@ import type { Contexts } from './context.ts';
 import type { Effects } from './effects.ts';
 import type { Executor } from './execute.ts';
 import type { HotInstances } from './hot-instances.ts';
+import type { PendingStart } from './buffered-starts.ts';
 import type { Internal } from './internal-work.ts';
 
 /** The expiry that marks a buffered_messages row as a thrown signal's outbox row (signals.ts): no published message expires before it is written. */
 export const OUTBOX_EXPIRY = 0;
+/**
+ * The expiry that marks a buffered_messages row as a buffered start on its
+ * way (buffered-starts.ts): written by the batch that ended the instance it
+ * waited behind, deleted by the batch that makes (or gives up) the start, so
+ * a leader that stops in between leaves it for the next one's recovery.
+ */
+export const PENDING_START_EXPIRY = 1;
+
+/** What recovery found in the partition's buffered_messages rows besides the messages. */
+export interface RecoveredRows {
+  /** Thrown signals' outbox rows (signals.ts). */
+  outbox: BufferedMessageRecord[];
+  /** Buffered starts a committed batch began and none finished (buffered-starts.ts). */
+  pendingStarts: PendingStart[];
+}
 
 type MessageCommand = Extract<EngineCommand, { kind: 'publishMessage' | 'deliverMessage' }>;
 
@@ -48,6 +64,8 @@ export class MessageState {
   constructor(
     /** Work for instances later in the same batch (internal-work.ts). */
     private readonly internal: Internal[],
+    /** Keys of the pending-start rows. */
+    private readonly keys: KeyGenerator,
   ) {}
 
   /** A subscription opened: indexed, and a buffered message the instance has not had yet correlates in this batch. */
@@ -77,7 +95,17 @@ export class MessageState {
     if (next === undefined) return;
     const token = `after:${ended.messageKey}`;
     this.gate.hold(account, ended.bpmnProcessId, ended.name, ended.correlationKey, token);
-    work.bufferedStarts.push({ ...ended, account, token, reference: next.key });
+    const marker = this.keys.next();
+    const variables = { bpmnProcessId: ended.bpmnProcessId, after: ended.messageKey };
+    work.batch.messagesInsert!.push({
+      key: marker,
+      account,
+      name: ended.name,
+      correlationKey: ended.correlationKey,
+      variables,
+      expiresAt: PENDING_START_EXPIRY,
+    });
+    work.bufferedStarts.push({ ...ended, account, token, reference: next.key, marker });
   }
 
   /** Messages whose time to live ran out leave memory and, with this batch, Postgres; so do released outbox rows. */
@@ -91,16 +119,22 @@ export class MessageState {
     this.released.push(key);
   }
 
-  /** Recovery: the live buffered messages from Postgres, the subscriptions from the instances in memory; thrown signals' outbox rows are returned. */
-  async recover(store: Store, partition: number, hot: HotInstances): Promise<BufferedMessageRecord[]> {
+  /**
+   * Recovery: the live buffered messages from Postgres, the subscriptions
+   * from the instances in memory; thrown signals' outbox rows and the
+   * pending buffered starts (their keys held again) are returned.
+   */
+  async recover(store: Store, partition: number, hot: HotInstances): Promise<RecoveredRows> {
     this.buffer.clear();
     this.index.clear();
     this.gate.clear();
     this.released.length = 0;
     const outbox: BufferedMessageRecord[] = [];
+    const pending: BufferedMessageRecord[] = [];
     for (const row of await store.messages.loadBufferedMessages(partition)) {
-      if (row.expiresAt.getTime() === OUTBOX_EXPIRY) {
-        outbox.push(row);
+      const expiry = row.expiresAt.getTime();
+      if (expiry === OUTBOX_EXPIRY || expiry === PENDING_START_EXPIRY) {
+        (expiry === OUTBOX_EXPIRY ? outbox : pending).push(row);
         continue;
       }
       this.buffer.add({
@@ -117,7 +151,17 @@ export class MessageState {
       this.index.remember(h.account, h.instance.key, h.instance.subscriptions);
       this.gate.remember(h.account, h.instance);
     });
-    return outbox;
+    return { outbox, pendingStarts: pending.map((row) => this.pendingStart(row)) };
+  }
+
+  /** A pending-start row as the start it stands for, its key held for it again unless an instance holds it. */
+  private pendingStart(row: BufferedMessageRecord): PendingStart {
+    const { bpmnProcessId, after } = row.variables as { bpmnProcessId: string; after: string };
+    const { account, name, correlationKey } = row;
+    const token = `after:${after}`;
+    if (this.gate.open(account, bpmnProcessId, name, correlationKey)) this.gate.hold(account, bpmnProcessId, name, correlationKey, token);
+    const next = this.buffer.firstAfter(account, name, correlationKey, after, Date.now());
+    return { account, bpmnProcessId, name, correlationKey, messageKey: after, token, reference: next?.key ?? after, marker: String(row.key) };
   }
 }
 

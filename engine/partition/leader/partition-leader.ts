@@ -114,7 +114,7 @@ export class PartitionLeader {
     this.hot = new HotInstances(store);
     this.results = new CommandResults(partition, epoch, store.commands, this.hot);
     const contexts = new Contexts(models, keys);
-    const messages = new MessageState(this.internal);
+    const messages = new MessageState(this.internal, keys);
     this.signals = new SignalOutbox({
       partition,
       partitions: options.partitions ?? 1,
@@ -177,6 +177,7 @@ export class PartitionLeader {
       intake: this.intake,
       messages,
       signals: this.signals,
+      bufferedStarts,
     };
   }
 

@@ -15,6 +15,7 @@ import type { CommandIntake } from './intake.ts';
 import type { Internal } from './internal-work.ts';
 import type { Isolation } from './isolation.ts';
 import type { MessageState } from './messages.ts';
+import type { BufferedStarts } from './buffered-starts.ts';
 import type { SignalOutbox } from './signals.ts';
 import type { CommandResults } from './results.ts';
 
@@ -35,6 +36,8 @@ export interface RecoveryParts {
   messages: MessageState;
   /** Thrown signals whose delivery a committed batch began (extension): delivered again. */
   signals: SignalOutbox;
+  /** Buffered message starts a committed batch began (extension): taken up again. */
+  bufferedStarts: BufferedStarts;
 }
 
 /**
@@ -59,7 +62,9 @@ export async function recover(parts: RecoveryParts): Promise<void> {
   const instances = await store.instances.loadPartitionInstances(partition, { activeOnly: true });
   for (const row of instances) hot.remember(row.account, row.document, row.parentKey);
   for (const row of await store.caseInstances.loadPartitionCases(partition)) hot.rememberCase(row.account, row.document, row.parentKey);
-  parts.signals.recovered(await parts.messages.recover(store, partition, hot));
+  const { outbox, pendingStarts } = await parts.messages.recover(store, partition, hot);
+  parts.signals.recovered(outbox);
+  parts.bufferedStarts.dispatch(pendingStarts);
   const jobs = await store.jobs.loadPartitionJobs(partition);
   const stored: StoredJob[] = [];
   for (const job of jobs) {
