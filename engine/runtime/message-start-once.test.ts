@@ -3,19 +3,10 @@
 // and correlation key; a buffered message starts the next once it ends.
 import { describe, expect, it } from 'vitest';
 import { compileBpmn } from '../model/index.ts';
-import { definitions, end, engineWith, fakeClock, flow, service } from './testing.ts';
+import { definitions, engineWith, eventStartedTask, fakeClock } from './testing.ts';
 
 const model = (id = 'p', type = 'work') =>
-  definitions(
-    '<bpmn:message id="M" name="order placed"/>' +
-      `<bpmn:process id="${id}" isExecutable="true">` +
-      '<bpmn:startEvent id="ms"><bpmn:messageEventDefinition messageRef="M"/></bpmn:startEvent>' +
-      service('work', type) +
-      end() +
-      flow('f1', 'ms', 'work') +
-      flow('f2', 'work', 'end') +
-      '</bpmn:process>',
-  );
+  definitions('<bpmn:message id="M" name="order placed"/>' + eventStartedTask(id, 'ms', '<bpmn:messageEventDefinition messageRef="M"/>', 'work', type));
 
 describe('message start events: one active instance per correlation key (extension)', () => {
   it('a second publish with the same key while the first instance is active starts nothing', () => {

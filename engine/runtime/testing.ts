@@ -37,6 +37,23 @@ export function service(id: string, type: string, extensions = '', retries?: str
   );
 }
 
+/**
+ * A process whose start event `startId` carries `startDefinition` (a message
+ * or signal event definition) and leads to one service task `taskId` of
+ * `type`, then the end: the shape event-start tests deploy.
+ */
+export function eventStartedTask(processId: string, startId: string, startDefinition: string, taskId: string, type: string): string {
+  return (
+    `<bpmn:process id="${processId}" isExecutable="true">` +
+    `<bpmn:startEvent id="${startId}">${startDefinition}</bpmn:startEvent>` +
+    service(taskId, type) +
+    end() +
+    flow('f1', startId, taskId) +
+    flow('f2', taskId, 'end') +
+    '</bpmn:process>'
+  );
+}
+
 export function ioMapping(inputs: [string, string][], outputs: [string, string][] = []): string {
   const i = inputs.map(([source, target]) => `<zeebe:input source="${escapeXml(source)}" target="${target}"/>`).join('');
   const o = outputs.map(([source, target]) => `<zeebe:output source="${escapeXml(source)}" target="${target}"/>`).join('');

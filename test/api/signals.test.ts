@@ -8,7 +8,7 @@
 // input and a flood are a 4xx naming the cause and broadcast nothing.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { partitionOfKey } from '../../engine/partition/keys.ts';
-import { definitions, end, flow, service, start } from '../../engine/runtime/testing.ts';
+import { definitions, end, eventStartedTask, flow, service, start } from '../../engine/runtime/testing.ts';
 import { apiFixture, type ApiFixture } from './api-fixture.ts';
 import { expectProblem } from './hostile-support.ts';
 import { activateOne, balanceOf, instanceInState, mustDeploy, startInstance } from './workflow-support.ts';
@@ -50,16 +50,7 @@ const recallable = definitions(
 );
 
 /** Started by the signal `shop open`. */
-const started = definitions(
-  signals +
-    '<bpmn:process id="sig-started" isExecutable="true">' +
-    `<bpmn:startEvent id="ss">${signal('Open')}</bpmn:startEvent>` +
-    service('serve', 'sig-serve') +
-    end() +
-    flow('f1', 'ss', 'serve') +
-    flow('f2', 'serve', 'end') +
-    '</bpmn:process>',
-);
+const started = definitions(signals + eventStartedTask('sig-started', 'ss', signal('Open'), 'serve', 'sig-serve'));
 
 /** start → a signal end event throwing `go`, with its variables. */
 const thrower = definitions(

@@ -8,22 +8,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Engine, PublishOutcome } from '../../engine/index.ts';
 import type { EventStartCharges } from '../../engine/partition/event-start-charges.ts';
-import { definitions, end, flow, service } from '../../engine/runtime/testing.ts';
+import { definitions, eventStartedTask } from '../../engine/runtime/testing.ts';
 import { engineFixture, eventually, type EngineFixture } from './engine-fixture.ts';
 
 const ACCOUNT = 'acct-message-once';
 
 const model = (type: string) =>
-  definitions(
-    '<bpmn:message id="M" name="order placed"/>' +
-      '<bpmn:process id="placed" isExecutable="true">' +
-      '<bpmn:startEvent id="ms"><bpmn:messageEventDefinition messageRef="M"/></bpmn:startEvent>' +
-      service('work', type) +
-      end() +
-      flow('f1', 'ms', 'work') +
-      flow('f2', 'work', 'end') +
-      '</bpmn:process>',
-  );
+  definitions('<bpmn:message id="M" name="order placed"/>' + eventStartedTask('placed', 'ms', '<bpmn:messageEventDefinition messageRef="M"/>', 'work', type));
 
 let fixture: EngineFixture;
 let engine: Engine;

@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Engine } from '../../engine/partition/index.ts';
 import { SIGNAL_START_GENERATIONS } from '../../engine/limits.ts';
-import { definitions, end, flow, service, start } from '../../engine/runtime/testing.ts';
+import { definitions, end, eventStartedTask, flow, service, start } from '../../engine/runtime/testing.ts';
 import { engineFixture, eventually, type EngineFixture } from './engine-fixture.ts';
 
 const ACCOUNT = 'acct-signal-starts';
@@ -14,17 +14,7 @@ const signals = '<bpmn:signal id="Go" name="go"/><bpmn:signal id="Tick" name="ti
 const signal = (ref: string) => `<bpmn:signalEventDefinition signalRef="${ref}"/>`;
 
 /** Started by `go`; its one task's type tells the versions apart. */
-const started = (type: string) =>
-  definitions(
-    signals +
-      '<bpmn:process id="started" isExecutable="true">' +
-      `<bpmn:startEvent id="ss">${signal('Go')}</bpmn:startEvent>` +
-      service('serve', type) +
-      end() +
-      flow('f1', 'ss', 'serve') +
-      flow('f2', 'serve', 'end') +
-      '</bpmn:process>',
-  );
+const started = (type: string) => definitions(signals + eventStartedTask('started', 'ss', signal('Go'), 'serve', type));
 
 /** start → a signal end event throwing `go`. */
 const thrower = definitions(
