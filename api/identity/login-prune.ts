@@ -8,6 +8,7 @@
 // drains in bounded steps without a full scan. Several processes may run it:
 // their deletes skip each other's rows.
 import type { loginRepository } from '../../engine/index.ts';
+import { startPeriodicPass } from '../services/periodic-pass.ts';
 
 export interface LoginPruneOptions {
   repo: Pick<ReturnType<typeof loginRepository>, 'pruneExpired'>;
@@ -26,39 +27,19 @@ export interface LoginPrune {
 }
 
 export function startLoginPrune(options: LoginPruneOptions): LoginPrune {
-  const intervalMs = options.intervalMs ?? 600_000;
   const batch = options.batch ?? 1_000;
   const now = options.now ?? (() => new Date());
-  let running: Promise<{ codes: number; sessions: number }> | undefined;
-  let stopped = false;
-
-  async function pass(): Promise<{ codes: number; sessions: number }> {
-    const total = { codes: 0, sessions: 0 };
-    for (;;) {
-      const { codes, sessions } = await options.repo.pruneExpired(now(), batch);
-      total.codes += codes;
-      total.sessions += sessions;
-      if (stopped || (codes < batch && sessions < batch)) return total;
-    }
-  }
-
-  function runOnce() {
-    running ??= pass().finally(() => (running = undefined));
-    return running;
-  }
-
-  const timer = setInterval(() => {
-    runOnce().catch((error: unknown) => options.onError?.(error));
-  }, intervalMs);
-  // Housekeeping must not keep a process alive.
-  timer.unref();
-
-  return {
-    runOnce,
-    async stop() {
-      stopped = true;
-      clearInterval(timer);
-      await running?.catch(() => undefined);
+  return startPeriodicPass(
+    async (stopped) => {
+      const total = { codes: 0, sessions: 0 };
+      for (;;) {
+        const { codes, sessions } = await options.repo.pruneExpired(now(), batch);
+        total.codes += codes;
+        total.sessions += sessions;
+        if (stopped() || (codes < batch && sessions < batch)) return total;
+      }
     },
-  };
+    options.intervalMs ?? 600_000,
+    options.onError,
+  );
 }

@@ -6,6 +6,7 @@
 // several processes may run it (their deletes skip each other's rows).
 // A retention of 0 keeps the log for good.
 import type { Store } from '../../engine/index.ts';
+import { startPeriodicPass } from '../services/periodic-pass.ts';
 
 export interface LogPruneOptions {
   repo: Pick<Store['webhooks'], 'pruneLog'>;
@@ -27,37 +28,18 @@ export interface LogPrune {
 export function startLogPrune(options: LogPruneOptions): LogPrune {
   const batch = options.batch ?? 1_000;
   const now = options.now ?? (() => new Date());
-  let running: Promise<{ batches: number; deliveries: number }> | undefined;
-  let stopped = false;
-
-  async function pass() {
-    const total = { batches: 0, deliveries: 0 };
-    if (options.retentionMs <= 0) return total;
-    for (;;) {
-      const step = await options.repo.pruneLog(new Date(now().getTime() - options.retentionMs), batch);
-      total.batches += step.batches;
-      total.deliveries += step.deliveries;
-      if (stopped || !step.more) return total;
-    }
-  }
-
-  function runOnce() {
-    running ??= pass().finally(() => (running = undefined));
-    return running;
-  }
-
-  const timer = setInterval(() => {
-    runOnce().catch((error: unknown) => options.onError?.(error));
-  }, options.intervalMs ?? 600_000);
-  // Housekeeping must not keep a process alive.
-  timer.unref();
-
-  return {
-    runOnce,
-    async stop() {
-      stopped = true;
-      clearInterval(timer);
-      await running?.catch(() => undefined);
+  return startPeriodicPass(
+    async (stopped) => {
+      const total = { batches: 0, deliveries: 0 };
+      if (options.retentionMs <= 0) return total;
+      for (;;) {
+        const step = await options.repo.pruneLog(new Date(now().getTime() - options.retentionMs), batch);
+        total.batches += step.batches;
+        total.deliveries += step.deliveries;
+        if (stopped() || !step.more) return total;
+      }
     },
-  };
+    options.intervalMs ?? 600_000,
+    options.onError,
+  );
 }
