@@ -1,4 +1,4 @@
-// Camunda FEEL extensions feelin lacks: `is defined(…)` and backtick names.
+// Camunda FEEL extensions feelin lacks: `is defined(…)`, backtick names and string literals spanning lines.
 // Expected values are Camunda 8's (FEEL-scala 1.17+), written down by hand,
 // since feelin cannot be the oracle for what it does not support.
 import { evaluate as feelinEvaluate } from 'feelin';
@@ -146,5 +146,34 @@ describe('backtick names', () => {
     const compiled = compileExpression('`a b` +');
     expect(compiled.ok).toBe(false);
     if (!compiled.ok) expect(compiled.error).toContain("cannot parse FEEL expression '`a b` +'");
+  });
+});
+
+describe('string literals spanning lines', () => {
+  const rows: Row[] = [
+    ['"a\nb"', {}, 'a\nb'],
+    ['"a\r\nb"', {}, 'a\r\nb'],
+    ['string length("a\nb")', {}, 3],
+    ['"line one\n\\"quoted\\"\n" + x', { x: 'end' }, 'line one\n"quoted"\nend'],
+    ['{\n  id: "x\ny",\n  n: is defined(q)\n}', {}, { id: 'x\ny', n: false }],
+    ['"a\nb" + `my var`', { 'my var': '!' }, 'a\nb!'],
+    // A line break outside a string and an escape inside one are untouched.
+    ['"a" +\n"\\n"', {}, 'a\n'],
+    ['// "not\n"a\nb"', {}, 'a\nb'],
+  ];
+  it.each(rows)('%j', (source, context, expected) => {
+    expect(feelSyntaxError(source)).toBeUndefined();
+    expect(evaluateFeel(source, context)).toEqual({ ok: true, value: expected });
+  });
+
+  it('works in unary tests', () => {
+    const compiled = compileUnaryTests('"a\nb", "c"');
+    expect(compiled.ok).toBe(true);
+    if (compiled.ok) expect(compiled.value.test('a\nb', {})).toEqual({ ok: true, value: true });
+  });
+
+  it('syntax errors keep the positions of the source as written', () => {
+    expect(feelSyntaxError('"a\nb" +')).toBe('Incomplete <ArithmeticExpression> at the end');
+    expect(feelSyntaxError('"a\nb" + )')).toMatch(/at character 9 near '\)'/);
   });
 });

@@ -1,5 +1,5 @@
 // Camunda FEEL extensions that real models use and feelin lacks, mapped onto
-// what feelin does have. Two of them:
+// what feelin does have. Three of them:
 //
 // - `is defined(value)`: a Camunda built-in. feelin already parses the
 //   two-word name as a function name; the function itself is put into the
@@ -20,6 +20,11 @@
 //   unique plain identifier, bound in the evaluation context to the variable
 //   of that name (null when there is none). Declarations (`for `x` in …`,
 //   function parameters) use the same identifier, so local scoping is feelin's.
+//
+// - String literals spanning lines: FEEL (and Zeebe) allow a raw line break
+//   inside "…", feelin's grammar does not. Each raw CR or LF inside a string
+//   literal is written as its escape (`\n`, `\r`), which feelin reads back as
+//   the same character.
 //
 // Syntax errors are always found in the original source: backtick names are
 // masked by identifiers of the same length, so positions and snippets in a
@@ -97,6 +102,44 @@ function scanBackticks(source: string): { spans: Span[] } | { error: string } {
     }
   }
   return { spans };
+}
+
+/** Raw line breaks inside string literals (outside comments), as offsets into `source`. */
+function lineBreaksInStrings(source: string): number[] {
+  const at: number[] = [];
+  let i = 0;
+  while (i < source.length) {
+    const ch = source[i];
+    if (ch === '"') {
+      for (i++; i < source.length && source[i] !== '"'; i++) {
+        if (source[i] === '\\') i++;
+        else if (source[i] === '\n' || source[i] === '\r') at.push(i);
+      }
+      i++;
+    } else if (ch === '/' && source[i + 1] === '/') {
+      while (i < source.length && source[i] !== '\n') i++;
+    } else if (ch === '/' && source[i + 1] === '*') {
+      const end = source.indexOf('*/', i + 2);
+      i = end < 0 ? source.length : end + 2;
+    } else if (ch === '`') {
+      const end = source.indexOf('`', i + 1);
+      i = end < 0 ? source.length : end + 1;
+    } else {
+      i++;
+    }
+  }
+  return at;
+}
+
+/** `source` with the characters at `at` replaced by `replace(char)`. */
+function replaceAt(source: string, at: readonly number[], replace: (char: string) => string): string {
+  let out = '';
+  let last = 0;
+  for (const i of at) {
+    out += source.slice(last, i) + replace(source[i] as string);
+    last = i + 1;
+  }
+  return out + source.slice(last);
 }
 
 /** `source` with each span replaced by `replace(span)`. */
@@ -201,16 +244,34 @@ function extensions(executable: string, bindings: ReadonlyMap<string, string>, n
  * executable text and the context it needs.
  */
 export function prepare(source: string, kind: 'expression' | 'unaryTests'): Prepared {
-  const needsIsDefined = IS_DEFINED_CALL.test(source);
-  const scanned = source.includes('`') ? scanBackticks(source) : { spans: [] };
+  const breaks = lineBreaksInStrings(source);
+  if (breaks.length === 0) return prepareEscaped(source, source, kind);
+  const escaped = replaceAt(source, breaks, (char) => (char === '\n' ? '\\n' : '\\r'));
+  const prepared = prepareEscaped(source, escaped, kind);
+  if (!prepared.ok) return prepared;
+  const extensions = prepared.extensions ?? plainExtensions(escaped);
+  // A space parses as the escaped line break does, and keeps the length.
+  return { ok: true, masked: replaceAt(prepared.masked, breaks, () => ' '), extensions };
+}
+
+function plainExtensions(executable: string): Extensions {
+  return { executable, extend: (context) => context };
+}
+
+/** prepare() for `escaped`, which is `source` with its string literals' line breaks escaped (or `source` itself). */
+function prepareEscaped(source: string, escaped: string, kind: 'expression' | 'unaryTests'): Prepared {
+  const needsIsDefined = IS_DEFINED_CALL.test(escaped);
+  const scanned = escaped.includes('`') ? scanBackticks(escaped) : { spans: [] };
   if ('error' in scanned) return { ok: false, syntaxError: scanned.error };
   if (scanned.spans.length === 0) {
-    return needsIsDefined ? { ok: true, masked: source, extensions: extensions(source, new Map(), true, false) } : { ok: true, masked: source };
+    return needsIsDefined ? { ok: true, masked: source, extensions: extensions(escaped, new Map(), true, false) } : { ok: true, masked: source };
   }
   // Same length, so the tree's positions are the source's.
-  const masked = replaceSpans(source, scanned.spans, (span) => '_'.repeat(span.to - span.from));
+  const masked = replaceSpans(source, source === escaped ? scanned.spans : (scanBackticks(source) as { spans: Span[] }).spans, (span) =>
+    '_'.repeat(span.to - span.from),
+  );
   const parse = (text: string): LezerTree => (kind === 'expression' ? parseExpression(text, {}, undefined) : parseUnaryTests(text, {}, undefined));
-  const rewritten = rewriteBackticks(source, scanned.spans, parse);
+  const rewritten = rewriteBackticks(escaped, scanned.spans, parse);
   if ('error' in rewritten) return { ok: false, syntaxError: rewritten.error };
   const needsPath = rewritten.executable.includes(`${PATH_HELPER}(`);
   return { ok: true, masked, extensions: extensions(rewritten.executable, rewritten.bindings, needsIsDefined, needsPath) };
