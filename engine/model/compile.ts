@@ -2,6 +2,7 @@
 // exception. Order of work: cheap text guards and XML parsing (xml.ts), the
 // definitions catalog, each process, validation of the executable ones, FEEL
 // syntax, and only when nothing is wrong, the CompiledModel for engine/runtime.
+import { linkAdHoc } from './ad-hoc.ts';
 import { dictionary } from './dict.ts';
 import { readCatalog } from './events.ts';
 import { Findings } from './findings.ts';
@@ -137,6 +138,7 @@ function compileParsed(root: XmlElement, limits: Limits): CompileResult {
 
   for (const p of executable) {
     fillUpstream(p);
+    linkAdHoc(p);
     warnings.push(...camundaDifferences(p));
   }
   const lanes: Lane[] = processes.flatMap((p) => p.lanes);

@@ -5,6 +5,7 @@
 // mappings, loops and job definitions. Reading records what it cannot resolve
 // (unknown message, missing mapping target, …) and queues FEEL for checking;
 // the structural rules live in validate.ts.
+import { readAdHoc } from './ad-hoc.ts';
 import { readEvent, resolveMessage, type Catalog } from './events.ts';
 import { feelSource, isFeel, mappingSource, valueExpr } from './expressions.ts';
 import { Findings } from './findings.ts';
@@ -252,6 +253,11 @@ function readNode(el: XmlElement, id: string, parent: string | null, scope: Scop
     }
     case 'userTask':
       node.job = userTaskJob(zeebe);
+      break;
+    case 'adHocSubProcess':
+      readAdHoc(info, findings);
+      checkValueFeel(zeebe.taskDefinition?.type, id, `the job type of ${ref}`, findings);
+      checkValueFeel(zeebe.taskDefinition?.retries, id, `the retries of ${ref}`, findings);
       break;
     case 'receiveTask': {
       const message = resolveMessage(el.attrs.messageRef, { id, subject }, catalog, findings);

@@ -27,6 +27,7 @@ export interface ZeebeExtensions {
     outputElement?: string;
     completionCondition?: string;
   };
+  adHoc?: { activeElementsCollection?: string; outputCollection?: string; outputElement?: string };
 }
 
 const EMPTY: readonly XmlElement[] = [];
@@ -82,9 +83,12 @@ export function readZeebe(el: XmlElement): ZeebeExtensions {
           completionCondition: a.completionCondition,
         };
         break;
+      case 'adHoc':
+        ext.adHoc = { activeElementsCollection: a.activeElementsCollection, outputCollection: a.outputCollection, outputElement: a.outputElement };
+        break;
       default:
         // Accepted and ignored: userTask, formDefinition, assignmentDefinition,
-        // taskSchedule, executionListeners, properties, adHoc, userTaskForm, …
+        // taskSchedule, executionListeners, properties, userTaskForm, …
         break;
     }
   }

@@ -324,12 +324,6 @@ describe('not supported yet, or never', () => {
       'x',
       "Task 'x' as a compensation handler (isForCompensation) is not yet supported by Orca.",
     ],
-    [
-      'ad-hoc subprocess',
-      '<bpmn:adHocSubProcess id="x"><bpmn:task id="inside"/></bpmn:adHocSubProcess>',
-      'x',
-      "Ad-hoc subprocess 'x' is not yet supported by Orca.",
-    ],
     ['transaction', '<bpmn:transaction id="x"><bpmn:startEvent id="ts"/></bpmn:transaction>', 'x', "Transaction subprocess 'x' is not yet supported by Orca."],
     ['unknown BPMN element', '<bpmn:choreographyTask id="x"/>', 'x', "Choreography task 'x' is not supported by Orca."],
     ['implicit throw', '<bpmn:implicitThrowEvent id="x"/>', 'x', "None implicit throw event 'x' is not supported: use an intermediate throw event."],

@@ -105,7 +105,8 @@ export const SUPPORT: Readonly<Record<string, SupportEntry>> = {
   // Subprocesses
   subProcess: SUPPORTED,
   'subProcess:eventSubProcess': SUPPORTED,
-  adHocSubProcess: NOT_YET,
+  // Zeebe 8.8: the BPMN implementation and the job worker one (a zeebe:taskDefinition on the subprocess, the AI agent pattern).
+  adHocSubProcess: SUPPORTED,
   transaction: NOT_YET,
 
   // Markers on activities

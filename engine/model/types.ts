@@ -26,6 +26,7 @@ export type ElementType =
   | 'inclusiveGateway'
   | 'eventBasedGateway'
   | 'subProcess'
+  | 'adHocSubProcess'
   | 'callActivity';
 
 export type EventDefinitionKind = 'none' | 'message' | 'timer' | 'error' | 'escalation' | 'signal' | 'terminate' | 'link' | 'compensate' | 'conditional';
@@ -83,6 +84,21 @@ export interface LoopDefinition {
   loopCardinality?: string;
 }
 
+/** An ad-hoc subprocess (Zeebe 8.8): zeebe:adHoc, bpmn:completionCondition, cancelRemainingInstances. */
+export interface AdHocDefinition {
+  /** Inner elements a path may start at: those with no incoming sequence flow (boundary events and event subprocesses aside). */
+  activatable: string[];
+  /** FEEL source: the ids of the inner elements to activate when the subprocess is entered (BPMN implementation). */
+  activeElementsCollection?: string;
+  /** FEEL source, checked each time an inner path completes (BPMN implementation). */
+  completionCondition?: string;
+  /** Whether inner paths still active are terminated when the subprocess completes; default true. */
+  cancelRemainingInstances: boolean;
+  outputCollection?: string;
+  /** FEEL source, evaluated in each completed inner path's scope and appended to outputCollection. */
+  outputElement?: string;
+}
+
 export interface CalledElement {
   processId: ValueExpr;
   propagateAllChildVariables: boolean;
@@ -135,6 +151,8 @@ export interface FlowNode {
   calledDecision?: CalledDecision;
   script?: ScriptDefinition;
   loop?: LoopDefinition;
+  /** adHocSubProcess only; with `job` too, the job worker implementation (a job each time it needs a decision). */
+  adHoc?: AdHocDefinition;
   /**
    * Inclusive join gateways only: ids of flow nodes in the same scope from
    * which a token can still reach this gateway (without passing through it).

@@ -2,6 +2,7 @@
 // the element id and a sentence a modeller can act on. Nothing here stops at
 // the first problem; compile.ts rejects the model when any were found.
 import { feelSyntaxError } from '../feel/index.ts';
+import { checkAdHoc } from './ad-hoc.ts';
 import type { Findings } from './findings.ts';
 import { taskDefinitionType } from './jobs.ts';
 import { capitalize, lowerFirst, named } from './labels.ts';
@@ -199,6 +200,7 @@ export function validateProcess(p: ProcessRead, index: ProcessIndex, findings: F
   checkBoundaryEvents(p, findings);
   checkTasks(p, findings);
   checkSupport(p, findings);
+  checkAdHoc(p, findings);
   checkRuntimeRules(p, findings);
 }
 

@@ -15,6 +15,7 @@ import { jobOffer } from './behavior/job.ts';
 import { armRetryBackOff, retryBackOffPassed } from './behavior/retry-back-off.ts';
 import { raiseUnhandledError, throwChildError, throwChildEscalation, throwJobError } from './behavior/throw.ts';
 import { mergeResultVariables } from './behavior/variables.ts';
+import { jobResultProblem } from './container/ad-hoc-sub-process.ts';
 import { Execution } from './execution.ts';
 import { processorFor } from './processors.ts';
 import { nextDue } from '../timer/index.ts';
@@ -35,7 +36,7 @@ export function apply(instance: ProcessInstance | null, command: Command, ctx: A
   }
   switch (command.type) {
     case 'completeJob':
-      return completeJob(instance, command.jobKey, command.variables, ctx);
+      return completeJob(instance, command, ctx);
     case 'failJob':
       return failJob(instance, command, ctx);
     case 'throwJobError':
@@ -150,13 +151,18 @@ function start(command: Extract<Command, { type: 'start' }>, ctx: ApplyContext):
   });
 }
 
-function completeJob(instance: ProcessInstance, jobKey: string, variables: Variables | undefined, ctx: ApplyContext): ApplyResult {
+function completeJob(instance: ProcessInstance, command: Extract<Command, { type: 'completeJob' }>, ctx: ApplyContext): ApplyResult {
+  const { jobKey, variables, result } = command;
   const job = instance.jobs[jobKey];
   if (job === undefined) return notFound(`Job '${jobKey}' not found: it was completed or cancelled, or never existed.`);
   if (job.state === 'FAILED') {
     return { ok: false, code: 'INVALID_STATE', message: `Job '${jobKey}' failed with no retries left; its incident keeps the instance in INCIDENT.` };
   }
   if (variables !== undefined && !isVariables(variables)) return BAD_VARIABLES;
+  if (result !== undefined) {
+    const problem = jobResultProblem(ctx.model.elements[job.elementId], result);
+    if (problem !== undefined) return { ok: false, code: 'INVALID_ARGUMENT', message: problem };
+  }
   return run(instance, ctx, (exec) => {
     const ei = instance.elements[job.elementInstanceKey];
     const node = ctx.model.elements[ei.elementId];
@@ -165,7 +171,7 @@ function completeJob(instance: ProcessInstance, jobKey: string, variables: Varia
     exec.record('JOB_COMPLETED', { elementId: job.elementId, elementInstanceKey: ei.key, jobKey, detail: { variables: Object.keys(variables ?? {}) } });
     if (variables !== undefined) mergeResultVariables(instance, ei, node.outputs.length > 0, variables);
     const processor = processorFor(node);
-    if (processor.jobCompleted !== undefined) processor.jobCompleted(exec, ei, node, job);
+    if (processor.jobCompleted !== undefined) processor.jobCompleted(exec, ei, node, job, result);
     else exec.completeElement(ei, node);
   });
 }

@@ -6,7 +6,7 @@
 // tokens) is the Execution's; shared helpers are in behavior/.
 import type { FlowNode } from '../model/types.ts';
 import type { Execution } from './execution.ts';
-import type { ElementInstance, Job, Timer, Variables } from './types.ts';
+import type { AdHocJobResult, ElementInstance, Job, Timer, Variables } from './types.ts';
 
 /** A token on its way into an element, not yet an element instance. */
 export interface Arrival {
@@ -38,8 +38,8 @@ export interface ElementProcessor {
   readyToJoin?(exec: Execution, scopeKey: string, node: FlowNode): boolean;
   /** The token entered: the element instance exists and its inputs are applied. */
   activate(exec: Execution, ei: ElementInstance, node: FlowNode, arrival: Arrival): void;
-  /** The element's job was completed (variables are already merged). Default: the element completes. */
-  jobCompleted?(exec: Execution, ei: ElementInstance, node: FlowNode, job: Job): void;
+  /** The element's job was completed (variables are already merged; `result` only for ad-hoc subprocesses). Default: the element completes. */
+  jobCompleted?(exec: Execution, ei: ElementInstance, node: FlowNode, job: Job, result?: AdHocJobResult): void;
   /** A timer this element instance waits on fired (catch events; event-based gateways for their branches). */
   timerFired?(exec: Execution, ei: ElementInstance, node: FlowNode, timer: Timer): void;
   /**

@@ -17,7 +17,7 @@ import { MessageStartGate, type EndedStart, type StartedByMessage } from './mess
 import { messageStartsOf, signalStartsOf } from './message-starts.ts';
 import { startTimersOf } from './start-timers.ts';
 import { nextDue, type TimerSchedule } from '../timer/index.ts';
-import type { ApplyContext, ApplyResult, Command, DecisionEvaluator, HistoryRecord, JobOffer, ProcessInstance, Variables } from './types.ts';
+import type { AdHocJobResult, ApplyContext, ApplyResult, Command, DecisionEvaluator, HistoryRecord, JobOffer, ProcessInstance, Variables } from './types.ts';
 
 export interface ActivatedJob extends JobOffer {
   variables: Variables;
@@ -194,8 +194,9 @@ export class InMemoryEngine {
     return jobs;
   }
 
-  completeJob(jobKey: string, variables?: Variables): void {
-    this.jobCommand(jobKey, { type: 'completeJob', jobKey, variables });
+  /** `result` (extension): the job of an ad-hoc subprocess names the elements to activate and whether it is done. */
+  completeJob(jobKey: string, variables?: Variables, result?: AdHocJobResult): void {
+    this.jobCommand(jobKey, result === undefined ? { type: 'completeJob', jobKey, variables } : { type: 'completeJob', jobKey, variables, result });
   }
 
   failJob(jobKey: string, retries: number, errorMessage?: string, retryBackOff?: number): void {

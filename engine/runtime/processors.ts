@@ -4,6 +4,7 @@
 // supported, and processors.test.ts holds that table and this map to the
 // same kinds.
 import type { ElementType, FlowNode } from '../model/types.ts';
+import { adHocSubProcessProcessor } from './container/ad-hoc-sub-process.ts';
 import { subProcessProcessor } from './container/sub-process.ts';
 import type { ElementProcessor } from './element-processor.ts';
 import { boundaryEventProcessor } from './event/boundary-event.ts';
@@ -41,6 +42,7 @@ export const PROCESSORS: Readonly<Record<ElementType, ElementProcessor>> = {
   parallelGateway: parallelGatewayProcessor,
   inclusiveGateway: inclusiveGatewayProcessor,
   subProcess: subProcessProcessor,
+  adHocSubProcess: adHocSubProcessProcessor,
 };
 
 export function processorFor(node: FlowNode): ElementProcessor {

@@ -30,6 +30,12 @@ export interface ElementInstance {
   loop?: LoopState;
   /** Multi-instance: set on each inner instance (0-based index into the collection). */
   loopIndex?: number;
+  /**
+   * Ad-hoc subprocesses: set on the subprocess (`completing` once it only
+   * waits for its remaining paths) and, with `inner`, on each inner instance:
+   * the scope of one activated path, holding its activation variables.
+   */
+  adHoc?: { inner?: true; completing?: true };
   /** An error thrown here waits for the parent instance to say whether it catches it. */
   pendingError?: { errorCode: string; errorMessage?: string; variables?: Variables };
 }
@@ -193,7 +199,8 @@ export type Command =
       /** A message start event: the message that starts it (extension). */
       message?: StartedByMessage;
     }
-  | { type: 'completeJob'; jobKey: string; variables?: Variables }
+  /** `result` (extension, Zeebe 8.8's job result): only for the job of an ad-hoc subprocess. */
+  | { type: 'completeJob'; jobKey: string; variables?: Variables; result?: AdHocJobResult }
   /** `retryBackOff` (ms, extension): a job with retries left is offered again after it rather than at once. */
   | { type: 'failJob'; jobKey: string; retries: number; errorMessage?: string; retryBackOff?: number }
   /** A worker threw a BPMN error instead of completing its job (extension); the variables go where it is caught. */
@@ -225,6 +232,17 @@ export type Command =
   | { type: 'receiveSignal'; signalKey: string; name: string; variables?: Variables }
   /** The engine could not process a command for this instance: an incident at the element it addressed (or the process), and no more commands. */
   | { type: 'setAside'; message: string; elementInstanceKey?: string };
+
+/** Extension (Zeebe 8.8's JobResultAdHocSubProcess): what the worker of an ad-hoc subprocess's job decided. */
+export interface AdHocJobResult {
+  type: 'adHocSubProcess';
+  /** Inner elements to start a path at, each with variables local to that path. */
+  activateElements?: { elementId: string; variables?: Variables }[];
+  /** The subprocess completes (once the activations above are made). */
+  isCompletionConditionFulfilled?: boolean;
+  /** With isCompletionConditionFulfilled: terminate the paths still active (default false: wait for them). */
+  isCancelRemainingInstances?: boolean;
+}
 
 /** Evaluates the latest deployed version of a decision (DMN); supplied by whoever holds the deployments. */
 export type DecisionEvaluator = (decisionId: string, variables: Variables) => { ok: true; result: unknown } | { ok: false; error: string };

@@ -12,6 +12,8 @@ import { armTimer } from './timers.ts';
 export function eventSubProcessesOf(exec: Execution, scopeKey: string): string[] {
   if (scopeKey === exec.instance.key) return exec.model.eventSubProcesses;
   const scope = exec.instance.elements[scopeKey];
+  // An ad-hoc subprocess's inner instances share its element id, not its event subprocesses.
+  if (scope.adHoc?.inner) return [];
   return exec.model.elements[scope.elementId].eventSubProcesses ?? [];
 }
 

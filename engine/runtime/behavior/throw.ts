@@ -36,9 +36,9 @@ function catchFrom(exec: Execution, scopeKey: string, kind: 'error' | 'escalatio
   }
 }
 
-/** Boundary events of `host` (the multi-instance body when `host` is an inner instance's scope). */
+/** Boundary events of `host` (the multi-instance body, or the ad-hoc subprocess, when `host` is an inner instance's scope). */
 function catchOnActivity(exec: Execution, host: ElementInstance, kind: 'error' | 'escalation', code: string, variables?: Variables): CatchOutcome | undefined {
-  if (host.loopIndex !== undefined) return undefined;
+  if (host.loopIndex !== undefined || host.adHoc?.inner) return undefined;
   const boundary = findBoundary(exec, exec.model.elements[host.elementId], kind, code);
   if (boundary === undefined) return undefined;
   setCaughtVariables(exec, host.scopeKey, variables);
