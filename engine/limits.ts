@@ -26,6 +26,8 @@ export const LIMITS = {
   maxTextLength: 10_000,
   /** A failed job's retryBackOff (extension), in milliseconds: one day. */
   maxRetryBackOffMs: 86_400_000,
+  /** Elements one ad-hoc subprocess job result (extension) may activate. */
+  maxActivateElements: 100,
   /** A published message's timeToLive (extension), in milliseconds: seven days. */
   maxMessageTimeToLiveMs: 7 * 86_400_000,
   /** A message name or correlation key (extension), in characters. */

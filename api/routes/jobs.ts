@@ -79,6 +79,34 @@ export const jobErrorBody = z.object({
   variables: variablesSchema.optional().describe('Set where the error is caught, as a completion without output mappings would set them.'),
 });
 
+/** Extension (Zeebe 8.8's JobResultAdHocSubProcess): the answer of the worker of an ad-hoc subprocess's job. */
+export const adHocJobResultSchema = z
+  .object({
+    type: z.literal('adHocSubProcess').describe('The kind of result; the only one is for the job of an ad-hoc subprocess.'),
+    activateElements: z
+      .array(
+        z.object({
+          elementId: idSchema.describe('An inner element of the ad-hoc subprocess with no incoming sequence flow.'),
+          variables: variablesSchema.optional().describe('Local variables of the path this activation starts.'),
+        }),
+      )
+      .max(LIMITS.maxActivateElements)
+      .optional()
+      .describe('Inner elements to activate, each starting a path of its own.'),
+    isCompletionConditionFulfilled: z
+      .boolean()
+      .optional()
+      .describe(
+        'The ad-hoc subprocess completes (once the paths still active end, unless isCancelRemainingInstances). Default false: when nothing inside is active any more, a new job is created.',
+      ),
+    isCancelRemainingInstances: z.boolean().optional().describe('With isCompletionConditionFulfilled: terminate the paths still active. Default false.'),
+  })
+  .describe(
+    "Extension: only for the job of an ad-hoc subprocess with a zeebe:taskDefinition (the AI agent pattern), as Zeebe 8.8's job result. " +
+      'An element id it cannot activate is a 400 naming the field, and nothing changes.',
+  )
+  .meta({ 'x-orca-extension': true });
+
 export function jobView(job: ActivatedJob): z.infer<typeof jobSchema> {
   return { ...offerOf(job), variables: job.variables, worker: job.worker };
 }
@@ -114,11 +142,13 @@ export const register: RegisterRoutes = async (app, ctx) => {
     {
       method: 'POST',
       path: '/api/v1/jobs/:jobKey/complete',
-      summary: 'Complete a job, merging `variables` into the instance. 404 when the job is gone.',
+      summary:
+        'Complete a job, merging `variables` into the instance. 404 when the job is gone. Extension: the job of an ad-hoc subprocess takes a `result` ' +
+        'naming the inner elements to activate and whether the subprocess is done.',
       tags: TAGS,
       auth: 'apiKey',
       params: jobKeyParams,
-      body: z.object({ variables: variablesSchema.optional() }),
+      body: z.object({ variables: variablesSchema.optional(), result: adHocJobResultSchema.optional() }),
       response: { status: 204, description: 'Completed.' },
       errors: [400, 401, 404, 409],
       idempotent: true,
@@ -129,6 +159,7 @@ export const register: RegisterRoutes = async (app, ctx) => {
         params.jobKey,
         body.variables,
         keyedCommand(idempotency, (key) => scopedKey.job(params.jobKey, key)),
+        body.result,
       );
       return reply.code(204).send();
     },

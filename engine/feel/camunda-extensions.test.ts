@@ -1,4 +1,4 @@
-// Camunda FEEL extensions feelin lacks: `is defined(…)`, backtick names and string literals spanning lines.
+// Camunda FEEL extensions feelin lacks: `is defined(…)`, `fromAi(…)`, backtick names and string literals spanning lines.
 // Expected values are Camunda 8's (FEEL-scala 1.17+), written down by hand,
 // since feelin cannot be the oracle for what it does not support.
 import { evaluate as feelinEvaluate } from 'feelin';
@@ -175,5 +175,19 @@ describe('string literals spanning lines', () => {
   it('syntax errors keep the positions of the source as written', () => {
     expect(feelSyntaxError('"a\nb" +')).toBe('Incomplete <ArithmeticExpression> at the end');
     expect(feelSyntaxError('"a\nb" + )')).toMatch(/at character 9 near '\)'/);
+  });
+});
+
+describe('fromAi(value, …)', () => {
+  const rows: Row[] = [
+    ['fromAi(toolCall.query, "The query")', { toolCall: { query: 'rates' } }, 'rates'],
+    ['fromAi(toolCall.n, "A number", "number")', { toolCall: { n: 3 } }, 3],
+    ['fromAi(value: toolCall.q, description: "d")', { toolCall: { q: 'x' } }, 'x'],
+    ['fromAi(toolCall.missing, "absent")', { toolCall: {} }, null],
+    ['fromAi(toolCall.q, "d", "string", {}, {required: false})', { toolCall: { q: 'y' } }, 'y'],
+  ];
+  it.each(rows)('%s', (source, context, expected) => {
+    expect(feelSyntaxError(source)).toBeUndefined();
+    expect(evaluateFeel(source, context)).toEqual({ ok: true, value: expected });
   });
 });

@@ -1,5 +1,5 @@
 // Camunda FEEL extensions that real models use and feelin lacks, mapped onto
-// what feelin does have. Three of them:
+// what feelin does have. Four of them:
 //
 // - `is defined(value)`: a Camunda built-in. feelin already parses the
 //   two-word name as a function name; the function itself is put into the
@@ -10,6 +10,11 @@
 //   well as for a variable or context entry that does not exist, true for
 //   anything else. Earlier FEEL-scala versions returned true for null; Camunda
 //   8 models are written against the current behaviour.
+//
+// - `fromAi(value, description, type, schema, options)`: Camunda 8.8's
+//   marker for a tool parameter of an AI agent (the agent reads the model to
+//   describe its tools). At run time it is its first argument; put into the
+//   context as `is defined` is.
 //
 // - Backtick names (`` `name with space` ``, `` `steady-state-hypothesis` ``):
 //   feelin's grammar has no backticks, and a bare `a-b` means `a - b` unless
@@ -51,6 +56,16 @@ const IS_DEFINED_NAME = 'is defined';
 const IS_DEFINED_CALL = /\bis\s+defined\s*\(/;
 
 const isDefined = new FeelFunction((...args: unknown[]) => (args.length === 1 ? args[0] !== null && args[0] !== undefined : null), ['value']);
+
+const fromAi = new FeelFunction((...args: unknown[]) => args[0] ?? null, ['value', 'description', 'type', 'schema', 'options']);
+
+/** Built-ins feelin lacks, each put into the context of the sources that call it. */
+const BUILTINS: readonly { call: RegExp; name: string; fn: FeelFunction }[] = [
+  { call: IS_DEFINED_CALL, name: IS_DEFINED_NAME, fn: isDefined },
+  { call: /\bfromAi\s*\(/, name: 'fromAi', fn: fromAi },
+];
+
+type Builtins = readonly (typeof BUILTINS)[number][];
 
 function isContextValue(value: unknown): value is Record<string, unknown> {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) return false;
@@ -225,14 +240,14 @@ function rewriteBackticks(
   return { executable: applyEdits(text, edits), bindings };
 }
 
-function extensions(executable: string, bindings: ReadonlyMap<string, string>, needsIsDefined: boolean, needsPath: boolean): Extensions {
+function extensions(executable: string, bindings: ReadonlyMap<string, string>, builtins: Builtins, needsPath: boolean): Extensions {
   return {
     executable,
     extend(context: FeelContext): FeelContext {
       const out: FeelContext = { ...context };
       for (const [id, name] of bindings) out[id] = Object.hasOwn(context, name) ? (context[name] ?? null) : null;
       if (needsPath) out[PATH_HELPER] = readPath;
-      if (needsIsDefined) out[IS_DEFINED_NAME] = isDefined;
+      for (const builtin of builtins) out[builtin.name] = builtin.fn;
       return out;
     },
   };
@@ -260,11 +275,11 @@ function plainExtensions(executable: string): Extensions {
 
 /** prepare() for `escaped`, which is `source` with its string literals' line breaks escaped (or `source` itself). */
 function prepareEscaped(source: string, escaped: string, kind: 'expression' | 'unaryTests'): Prepared {
-  const needsIsDefined = IS_DEFINED_CALL.test(escaped);
+  const builtins = BUILTINS.filter((builtin) => builtin.call.test(escaped));
   const scanned = escaped.includes('`') ? scanBackticks(escaped) : { spans: [] };
   if ('error' in scanned) return { ok: false, syntaxError: scanned.error };
   if (scanned.spans.length === 0) {
-    return needsIsDefined ? { ok: true, masked: source, extensions: extensions(escaped, new Map(), true, false) } : { ok: true, masked: source };
+    return builtins.length > 0 ? { ok: true, masked: source, extensions: extensions(escaped, new Map(), builtins, false) } : { ok: true, masked: source };
   }
   // Same length, so the tree's positions are the source's.
   const masked = replaceSpans(source, source === escaped ? scanned.spans : (scanBackticks(source) as { spans: Span[] }).spans, (span) =>
@@ -274,5 +289,5 @@ function prepareEscaped(source: string, escaped: string, kind: 'expression' | 'u
   const rewritten = rewriteBackticks(escaped, scanned.spans, parse);
   if ('error' in rewritten) return { ok: false, syntaxError: rewritten.error };
   const needsPath = rewritten.executable.includes(`${PATH_HELPER}(`);
-  return { ok: true, masked, extensions: extensions(rewritten.executable, rewritten.bindings, needsIsDefined, needsPath) };
+  return { ok: true, masked, extensions: extensions(rewritten.executable, rewritten.bindings, builtins, needsPath) };
 }

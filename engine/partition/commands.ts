@@ -1,11 +1,12 @@
 // What API pods send to a partition leader over its command stream, and
 // what the leader replies. Every command carries an idempotency key (the
 // stream entry's key), so a replayed command returns its first result.
-import type { RejectionCode, Variables } from '../runtime/types.ts';
+import type { AdHocJobResult, RejectionCode, Variables } from '../runtime/types.ts';
 
 export type EngineCommand = (
   | { kind: 'start'; account: string; bpmnProcessId: string; variables: Variables }
-  | { kind: 'completeJob'; account: string; jobKey: string; variables?: Variables }
+  /** `result` (extension): the job result of an ad-hoc subprocess's job. */
+  | { kind: 'completeJob'; account: string; jobKey: string; variables?: Variables; result?: AdHocJobResult }
   | { kind: 'failJob'; account: string; jobKey: string; retries: number; errorMessage?: string; retryBackOff?: number }
   /** A worker threw a BPMN error for its job (extension). */
   | { kind: 'throwJobError'; account: string; jobKey: string; errorCode: string; errorMessage?: string; variables?: Variables }

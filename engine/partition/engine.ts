@@ -17,7 +17,7 @@ import { compileBpmn, withInlineScripts } from '../model/index.ts';
 import type { ModelWarning } from '../model/types.ts';
 import { ModelRejected } from './model-rejected.ts';
 import { createQueues, type ActivatedJob, type Queues } from '../queue/index.ts';
-import type { Variables } from '../runtime/types.ts';
+import type { AdHocJobResult, Variables } from '../runtime/types.ts';
 import { createStore, openDatabase, type Database, type Store, type Tx } from '../store/index.ts';
 import { caseClient, type CaseEngine } from './case-client.ts';
 import { commandClient, freshKeys, withTimeout } from './command-client.ts';
@@ -137,7 +137,8 @@ export interface Engine extends CaseEngine {
    * partition's leader before the jobs are returned — and offered again if neither completed nor failed by then.
    */
   activateJobs(account: string, type: string, max: number, worker: string, requestTimeoutMs?: number, timeoutMs?: number): Promise<ActivatedJob[]>;
-  completeJob(account: string, jobKey: string, variables?: Variables, options?: CommandOptions): Promise<void>;
+  /** `result` (extension): for the job of an ad-hoc subprocess, the elements to activate and whether it is done. */
+  completeJob(account: string, jobKey: string, variables?: Variables, options?: CommandOptions, result?: AdHocJobResult): Promise<void>;
   /** `retryBackOff` (ms, extension): offer the job again after it instead of at once. */
   failJob(account: string, jobKey: string, retries: number, errorMessage?: string, options?: CommandOptions, retryBackOff?: number): Promise<void>;
   /** A worker's BPMN error for its job (extension): caught by the nearest matching error catch, else an incident. */
@@ -386,8 +387,10 @@ function engineApi(parts: {
               },
             ),
 
-    async completeJob(account, jobKey, variables, options = {}) {
-      await sendKeyed(partitionOf(jobKey, 'Job'), { kind: 'completeJob', account, jobKey, variables }, account, options);
+    async completeJob(account, jobKey, variables, options = {}, result) {
+      const command: EngineCommand =
+        result === undefined ? { kind: 'completeJob', account, jobKey, variables } : { kind: 'completeJob', account, jobKey, variables, result };
+      await sendKeyed(partitionOf(jobKey, 'Job'), command, account, options);
     },
 
     async failJob(account, jobKey, retries, errorMessage, options = {}, retryBackOff) {

@@ -4,7 +4,7 @@
 // INCIDENT). Free, as over REST.
 import { z } from 'zod';
 import { LIMITS } from '../../../engine/index.ts';
-import { activationTimeoutSchema, jobErrorBody, jobSchema, jobView } from '../../routes/jobs.ts';
+import { activationTimeoutSchema, adHocJobResultSchema, jobErrorBody, jobSchema, jobView } from '../../routes/jobs.ts';
 import { idSchema, textSchema } from '../../services/ids.ts';
 import { keySchema } from '../../services/keys.ts';
 import { variablesSchema } from '../../services/variables.ts';
@@ -48,13 +48,13 @@ export const jobTools = [
     name: 'orca.complete_job',
     title: 'Complete a job',
     description:
-      'Completes an activated job, merging `variables` into the instance, which then moves on. NOT_FOUND when the job is gone (completed, or its instance ended). Free.',
+      'Completes an activated job, merging `variables` into the instance, which then moves on. NOT_FOUND when the job is gone (completed, or its instance ended). The job of an ad-hoc subprocess takes a `result` (extension) naming the inner elements to activate and whether it is done. Free.',
     session: true,
-    input: z.object({ jobKey, variables: variablesSchema.optional() }),
+    input: z.object({ jobKey, variables: variablesSchema.optional(), result: adHocJobResultSchema.optional() }),
     output: z.object({ jobKey: z.string(), completed: z.literal(true) }),
     annotations: { ...WRITES, idempotentHint: false },
     run: async (args, { ctx, session }) => {
-      await ctx.engine.completeJob(session.account, args.jobKey, args.variables);
+      await ctx.engine.completeJob(session.account, args.jobKey, args.variables, {}, args.result);
       return { jobKey: args.jobKey, completed: true as const };
     },
   }),

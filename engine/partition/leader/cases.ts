@@ -59,6 +59,9 @@ export class CaseCommands {
       case 'caseCommand':
         return this.apply(hot, caseCommandOf(command), work);
       case 'completeJob':
+        if (command.result !== undefined) {
+          return { ok: false, code: 'INVALID_ARGUMENT', message: 'result is for the job of an ad-hoc subprocess; this job belongs to a case.' };
+        }
         return this.apply(hot, { type: 'completeJob', jobKey: command.jobKey, variables: command.variables }, work);
       case 'failJob': {
         const { jobKey, retries, errorMessage, retryBackOff } = command;

@@ -125,7 +125,8 @@ export class Executor {
   private applyWith(hot: Hot, command: Command, work: BatchWork, ctx: Prepared): CommandReply {
     const result = apply(hot.instance, command, ctx);
     if (!result.ok) return result;
-    if ((command.type === 'completeJob' || command.type === 'throwJobError') && hasAny(command.variables)) limitVariables(result, ctx);
+    const grew = (command.type === 'completeJob' || command.type === 'throwJobError') && hasAny(command.variables);
+    if (grew || (command.type === 'completeJob' && command.result?.activateElements?.length)) limitVariables(result, ctx);
     if (command.type === 'fireTimer' && result.instance.timers[command.timerKey] === undefined) work.batch.timersDelete!.push(command.timerKey);
     this.effects.settle(hot.account, hot.parentKey, result, work, ctx.model);
     return { ok: true, value: { done: true } };
@@ -157,7 +158,9 @@ function hasAny(variables: Variables | undefined): boolean {
 function runtimeCommand(command: InstanceCommand & { kind: 'completeJob' | 'failJob' | 'throwJobError' | 'holdJob' | 'cancel' }): Command {
   switch (command.kind) {
     case 'completeJob':
-      return { type: 'completeJob', jobKey: command.jobKey, variables: command.variables };
+      return command.result === undefined
+        ? { type: 'completeJob', jobKey: command.jobKey, variables: command.variables }
+        : { type: 'completeJob', jobKey: command.jobKey, variables: command.variables, result: command.result };
     case 'failJob':
       return { type: 'failJob', jobKey: command.jobKey, retries: command.retries, errorMessage: command.errorMessage, retryBackOff: command.retryBackOff };
     case 'throwJobError':
