@@ -379,3 +379,36 @@ describe('orca simulate --signal (extension)', () => {
     expect(bad.stderr).toContain("--signal '=x' must look like NAME or NAME=JSON");
   });
 });
+
+describe('orca simulate --job-result (ad-hoc subprocess jobs)', () => {
+  const agent = processXml(
+    'agent',
+    start() +
+      '<bpmn:adHocSubProcess id="tools"><bpmn:extensionElements><zeebe:taskDefinition type="agent"/>' +
+      '<zeebe:adHoc outputCollection="results" outputElement="=answer"/></bpmn:extensionElements>' +
+      service('lookup', 'lookup') +
+      service('mail', 'mail') +
+      '</bpmn:adHocSubProcess>' +
+      end() +
+      flow('f1', 'start', 'tools') +
+      flow('f2', 'tools', 'end'),
+  );
+
+  beforeAll(() => writeFile(join(dir, 'agent.bpmn'), agent));
+
+  it('completes the job of an ad-hoc subprocess with the given results in order, then with its condition fulfilled', async () => {
+    const r = await orca([
+      'simulate',
+      join(dir, 'agent.bpmn'),
+      '--job-result',
+      'agent={"activateElements":[{"elementId":"lookup","variables":{"q":1}}]}',
+      '--job',
+      'lookup={"answer":"found"}',
+    ]);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    const report = JSON.parse(r.stdout);
+    expect(report.jobs.map((j: { type: string }) => j.type)).toEqual(['agent', 'lookup', 'agent']);
+    expect(report.variables.results).toEqual(['found']);
+  });
+});

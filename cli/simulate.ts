@@ -16,8 +16,11 @@
 // NAME[=JSON]` (extension) does the same for signals: it broadcasts NAME
 // whenever the instance waits for it (a catch, a boundary, an event
 // subprocess start, an event-based gateway branch), once per wait, and
-// starts a process with only a signal start by broadcasting it. It prints
-// what happened as JSON.
+// starts a process with only a signal start by broadcasting it. The job of
+// an ad-hoc subprocess (the AI agent pattern) is completed with the job
+// results `--job-result TYPE=JSON` gives for its type (extension), one per
+// job in order, and once they are used up with its completion condition
+// fulfilled. It prints what happened as JSON.
 // Exit 0 when the instance completed, 2 when it ended in an incident or
 // stopped waiting on something nothing will finish, 1 for bad input.
 import { parseArgs } from 'node:util';
@@ -26,7 +29,7 @@ import { compileBpmn, withInlineScripts } from '../engine/model/index.ts';
 import type { ProcessModel } from '../engine/model/types.ts';
 import { InMemoryEngine } from '../engine/runtime/in-memory-engine.ts';
 import { messageStartsOf, signalStartsOf } from '../engine/runtime/message-starts.ts';
-import type { ProcessInstance, Variables } from '../engine/runtime/types.ts';
+import type { AdHocJobResult, ProcessInstance, Variables } from '../engine/runtime/types.ts';
 import { isCmmn, isDmn } from './model-kind.ts';
 import { simulateCase, type CaseSimulationReport } from './simulate-case.ts';
 import { readModelFile } from './read-model-file.ts';
@@ -74,6 +77,7 @@ export async function runSimulate(argv: string[]): Promise<number> {
         message: { type: 'string', multiple: true },
         signal: { type: 'string', multiple: true },
         error: { type: 'string', multiple: true },
+        'job-result': { type: 'string', multiple: true },
         process: { type: 'string' },
         occur: { type: 'string', multiple: true },
         start: { type: 'string', multiple: true },
@@ -101,6 +105,14 @@ export async function runSimulate(argv: string[]): Promise<number> {
       if (jobVariables.has(type)) throw new Error(`--error ${type}: the job type is also given to --job; a job either completes or throws`);
       jobErrors.set(type, spec.slice(eq + 1));
     }
+    const jobResults = new Map<string, AdHocJobResult[]>();
+    for (const spec of values['job-result'] ?? []) {
+      const eq = spec.indexOf('=');
+      if (eq <= 0) throw new Error(`--job-result '${spec}' must look like TYPE=JSON`);
+      const type = spec.slice(0, eq);
+      const result = { type: 'adHocSubProcess', ...parseObject(spec.slice(eq + 1), `--job-result ${type}`) } as AdHocJobResult;
+      jobResults.set(type, [...(jobResults.get(type) ?? []), result]);
+    }
     const messages = namedVariables('--message', values.message);
     const signals = namedVariables('--signal', values.signal);
     const vars = values.vars === undefined ? {} : parseObject(values.vars, '--vars');
@@ -110,7 +122,7 @@ export async function runSimulate(argv: string[]): Promise<number> {
     } else {
       if (values.occur !== undefined || values.start !== undefined) throw new Error('--occur and --start apply to CMMN cases; the first file is not one');
       const inlineScripts = values['inline-scripts'];
-      report = simulate(files, { processId: values.process, variables: vars, jobVariables, messages, signals, jobErrors, inlineScripts });
+      report = simulate(files, { processId: values.process, variables: vars, jobVariables, messages, signals, jobErrors, jobResults, inlineScripts });
     }
   } catch (err) {
     process.stderr.write(`orca simulate: ${(err as Error).message}\n`);
@@ -146,6 +158,8 @@ export function simulate(
     messages?: Map<string, Variables>;
     signals?: Map<string, Variables>;
     jobErrors?: Map<string, string>;
+    /** Results for the jobs of ad-hoc subprocesses, by job type, used in order. */
+    jobResults?: Map<string, AdHocJobResult[]>;
     inlineScripts?: boolean;
   },
 ): SimulationReport {
@@ -153,6 +167,8 @@ export function simulate(
   let clock = Date.UTC(2026, 0, 1);
   const engine = new InMemoryEngine({ keepHistory: true, now: () => clock });
   let main: ProcessModel[] | undefined;
+  const adHocIds = new Set<string>();
+  const jobResults = new Map([...(options.jobResults ?? new Map<string, AdHocJobResult[]>())].map(([type, list]) => [type, [...list]]));
   xmls.forEach((xml, i) => {
     if (isDmn(xml)) {
       if (i === 0) throw new Error('the first file must be a BPMN model (DMN files come after it)');
@@ -166,6 +182,7 @@ export function simulate(
     // --inline-scripts: deployed as with the deploy option (extension), zeebe:script expressions run inline.
     const model = options.inlineScripts ? withInlineScripts(compiled.model) : compiled.model;
     for (const p of model.processes) engine.deploy(p);
+    for (const p of model.processes) for (const node of Object.values(p.elements)) if (node.type === 'adHocSubProcess') adHocIds.add(node.id);
     if (i === 0) main = model.processes;
   });
   const processes = main!;
@@ -213,7 +230,11 @@ export function simulate(
         continue;
       }
       jobs.push({ type: next.type, elementId: next.elementId });
-      engine.completeJob(next.key, options.jobVariables?.get(next.type) ?? {});
+      // The job of an ad-hoc subprocess: the next --job-result for its type, else done.
+      const result = adHocIds.has(next.elementId)
+        ? (jobResults.get(next.type)?.shift() ?? { type: 'adHocSubProcess' as const, isCompletionConditionFulfilled: true })
+        : undefined;
+      engine.completeJob(next.key, options.jobVariables?.get(next.type) ?? {}, result);
       continue;
     }
     const due = engine.nextTimerDue();
