@@ -18,6 +18,7 @@ import type {
   Account,
   ActivateJobsRequest,
   ActivatedJob,
+  AdHocJobResult,
   CompleteJobRequest,
   CompleteTaskRequest,
   CreditGrant,
@@ -308,8 +309,10 @@ export class OrcaClient {
     return answer.jobs;
   }
 
-  completeJob(jobKey: string, variables?: Variables, options: CallOptions = {}): Promise<void> {
+  /** `options.result` (extension): the job result of an ad-hoc subprocess's job (the elements to activate, whether it is done). */
+  completeJob(jobKey: string, variables?: Variables, options: CallOptions & { result?: AdHocJobResult } = {}): Promise<void> {
     const json: CompleteJobRequest = variables === undefined ? {} : { variables };
+    if (options.result !== undefined) json.result = options.result;
     // The answer is empty (204): #call's own promise, without another async frame on a worker's most frequent call.
     return this.#call<void>('POST', '/api/v1/jobs/{jobKey}/complete', { path: { jobKey }, json, idempotencyKey: keyOf(options), signal: options.signal });
   }

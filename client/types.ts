@@ -36,6 +36,8 @@ export type ActivateJobsRequest = JsonBody<'postJobsActivate'>;
 export type ActivatedJob = Ok<'postJobsActivate', 200>['jobs'][number];
 export type FailJobRequest = JsonBody<'postJobsByJobKeyFail'>;
 export type CompleteJobRequest = JsonBody<'postJobsByJobKeyComplete'>;
+/** Extension (Zeebe 8.8's job result): for the job of an ad-hoc subprocess, the inner elements to activate and whether it is done. */
+export type AdHocJobResult = NonNullable<CompleteJobRequest['result']>;
 /** Extension: a worker's BPMN error for its job. */
 export type ThrowJobErrorRequest = JsonBody<'postJobsByJobKeyError'>;
 export type CompleteTaskRequest = JsonBody<'postTasksByIdComplete'>;

@@ -526,7 +526,7 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Complete a job, merging `variables` into the instance. 404 when the job is gone. */
+    /** Complete a job, merging `variables` into the instance. 404 when the job is gone. Extension: the job of an ad-hoc subprocess takes a `result` naming the inner elements to activate and whether the subprocess is done. */
     post: operations['postJobsByJobKeyComplete'];
     delete?: never;
     options?: never;
@@ -3921,6 +3921,27 @@ export interface operations {
     requestBody?: {
       content: {
         'application/json': {
+          /** @description Extension: only for the job of an ad-hoc subprocess with a zeebe:taskDefinition (the AI agent pattern), as Zeebe 8.8's job result. An element id it cannot activate is a 400 naming the field, and nothing changes. */
+          result?: {
+            /** @description Inner elements to activate, each starting a path of its own. */
+            activateElements?: {
+              /** @description An inner element of the ad-hoc subprocess with no incoming sequence flow. */
+              elementId: string;
+              /** @description Local variables of the path this activation starts. */
+              variables?: {
+                [key: string]: unknown;
+              };
+            }[];
+            /** @description With isCompletionConditionFulfilled: terminate the paths still active. Default false. */
+            isCancelRemainingInstances?: boolean;
+            /** @description The ad-hoc subprocess completes (once the paths still active end, unless isCancelRemainingInstances). Default false: when nothing inside is active any more, a new job is created. */
+            isCompletionConditionFulfilled?: boolean;
+            /**
+             * @description The kind of result; the only one is for the job of an ad-hoc subprocess.
+             * @constant
+             */
+            type: 'adHocSubProcess';
+          };
           /** @description Variables: a JSON object of name to value. At most 1000 variables and 4194304 bytes as JSON; values nest objects and arrays at most 64 levels; no string or name may contain NUL (\u0000) or a lone UTF-16 surrogate. */
           variables?: {
             [key: string]: unknown;
