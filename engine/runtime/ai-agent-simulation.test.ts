@@ -4,7 +4,9 @@
 // subprocess with a job worker (Zeebe 8.8) that first asks for the email
 // reply tool, then, once that tool's path has run, says it is done; the
 // instance moves on through the judge to the human review and the final
-// email. Skips when the shared collection is absent.
+// email. A second run has a specialist take over: the escalation thrown
+// inside a tool's path ends the agent and starts the human-controlled event
+// subprocess. Skips when the shared collection is absent.
 import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
@@ -109,5 +111,28 @@ describe.skipIf(!present)('AI Email Support Agent (ad-hoc subprocess, job worker
         'Event_0mw9iyy',
       ]),
     );
+  });
+
+  it('a specialist taking full control escalates out of the agent to the human-controlled event subprocess', () => {
+    const compiled = compileBpmn(readFileSync(file, 'utf8'));
+    if (!compiled.ok) throw new Error(compiled.problems.map((p) => `${p.elementId}: ${p.message}`).join('\n'));
+    const engine = new InMemoryEngine({ keepHistory: true });
+    for (const process of compiled.model.processes) engine.deploy(process);
+    const currentEmail = { fromAddress: 'bo@example.com', subject: 'Payoff', messageId: '<m2>', plainTextBody: 'Payoff quote?' };
+    const key = engine.publishMessage({ name: EMAIL_STARTS, variables: { currentEmail } }).startedInstances[0];
+    engine.completeJob(one(engine, VECTOR_DB).key, { customerPreviousConversationContext: '' });
+    const toolCall = { _meta: { id: 'call-9', name: 'Ask_a_specialist' }, requestToHuman: 'Can you quote a payoff?' };
+    engine.completeJob(one(engine, AGENT).key, {}, { type: 'adHocSubProcess', activateElements: [{ elementId: 'Ask_a_specialist', variables: { toolCall } }] });
+    const specialist = one(engine, 'userTask');
+    expect(specialist.elementId).toBe('Ask_a_specialist');
+    expect(specialist.variables.requestDetails).toBe('Can you quote a payoff?');
+    engine.completeJob(specialist.key, { responseToRequest: 'I will handle it', knowledgeBaseDecision: 'no', taking_full_control: true });
+    // The escalation ended the agent (its job is not offered again) and started the human-controlled path.
+    expect(engine.activate(AGENT, 10)).toEqual([]);
+    const human = one(engine, 'userTask');
+    expect(human.elementId).toBe('Activity_0pyk6oo');
+    engine.completeJob(human.key, {});
+    expect(engine.instance(key)!.state).toBe('COMPLETED');
+    expect(engine.history(key).some((r) => r.type === 'ELEMENT_TERMINATED' && r.elementId === 'Activity_04glkkx')).toBe(true);
   });
 });
