@@ -3,7 +3,11 @@
 // (extension) activates inner elements with local variables and completes
 // the subprocess; an element it cannot activate is a 400 naming the field
 // that changes nothing; a malformed result is a 400 from the schema. The
-// client library carries it too.
+// client library carries it too. Camunda's AI Email Support Agent (from the
+// shared models beside the checkout; skipped without them) runs through its
+// agent over HTTP.
+import { existsSync, readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OrcaClient } from '../../client/index.ts';
 import { apiFixture, type ApiFixture } from './api-fixture.ts';
@@ -93,5 +97,46 @@ describe('job result of an ad-hoc subprocess (extension)', () => {
     const [job] = await client.activateJobs({ type: 'adhoc-agent', maxJobsToActivate: 1, worker: 'client' });
     await client.completeJob(job.key, { note: 'done' }, { result: { type: 'adHocSubProcess', isCompletionConditionFulfilled: true } });
     await instanceInState(api, apiKey, processInstanceKey, 'COMPLETED');
+  });
+});
+
+const agentFile = fileURLToPath(new URL('../../../shared/bpmn/tut-ai-email-support-agent.bpmn', import.meta.url));
+
+describe.skipIf(!existsSync(agentFile))('AI Email Support Agent over HTTP', () => {
+  it('an email starts it; the agent calls the email tool, is asked again, says it is done, and the instance moves on', async () => {
+    await mustDeploy(api, apiKey, readFileSync(agentFile, 'utf8'));
+    const currentEmail = { fromAddress: 'ana@example.com', subject: 'Loan rate', messageId: '<m1>', plainTextBody: 'What is my rate?' };
+    const published = await api.call('POST', '/api/v1/messages', {
+      apiKey,
+      json: { name: '3c562193-4e24-4d28-8407-3f6079e80f0e', variables: { currentEmail } },
+    });
+    expect(published.status, published.text).toBe(201);
+    expect(published.json.startedInstances).toBe(1);
+    const fetch = await activateOne(api, apiKey, 'io.camunda:embeddings-vector-database:1');
+    const key: string = fetch.processInstanceKey;
+    expect((await complete(fetch.key, { variables: { customerPreviousConversationContext: 'none' } })).status).toBe(204);
+
+    const agent = await activateOne(api, apiKey, 'io.camunda.agenticai:aiagent-job-worker:1');
+    const toolCall = { _meta: { id: 'call-1', name: 'Reply_with_email_to_customer' }, emailContent: 'Your rate is 4.2%.' };
+    const asked = await complete(agent.key, {
+      result: { type: 'adHocSubProcess', activateElements: [{ elementId: 'Reply_with_email_to_customer', variables: { toolCall } }] },
+    });
+    expect(asked.status, asked.text).toBe(204);
+    const email = await activateOne(api, apiKey, 'io.camunda:email:1');
+    expect(email.variables.data.smtpAction.body).toBe('Your rate is 4.2%.');
+    expect((await complete(email.key, {})).status).toBe(204);
+    const reply = await activateOne(api, apiKey, 'event:message:Event_WaitForResponse');
+    expect((await complete(reply.key, { variables: { responseEmail: 'Thanks!' } })).status).toBe(204);
+
+    const again = await activateOne(api, apiKey, 'io.camunda.agenticai:aiagent-job-worker:1');
+    expect(again.variables.toolCallResults).toEqual([{ id: 'call-1', name: 'Reply_with_email_to_customer', content: null }]);
+    const done = await complete(again.key, {
+      variables: { agent: { responseText: 'Resolved.' } },
+      result: { type: 'adHocSubProcess', isCompletionConditionFulfilled: true },
+    });
+    expect(done.status, done.text).toBe(204);
+    const memory = await activateOne(api, apiKey, 'io.camunda:embeddings-vector-database:1');
+    expect(memory).toMatchObject({ processInstanceKey: key, elementId: 'Activity_0tn95r9' });
+    expect(memory.variables.agent).toEqual({ responseText: 'Resolved.' });
   });
 });
