@@ -388,9 +388,7 @@ function engineApi(parts: {
             ),
 
     async completeJob(account, jobKey, variables, options = {}, result) {
-      const command: EngineCommand =
-        result === undefined ? { kind: 'completeJob', account, jobKey, variables } : { kind: 'completeJob', account, jobKey, variables, result };
-      await sendKeyed(partitionOf(jobKey, 'Job'), command, account, options);
+      await sendKeyed(partitionOf(jobKey, 'Job'), { kind: 'completeJob', account, jobKey, variables, result }, account, options);
     },
 
     async failJob(account, jobKey, retries, errorMessage, options = {}, retryBackOff) {
