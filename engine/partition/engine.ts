@@ -137,7 +137,6 @@ export interface Engine extends CaseEngine {
    * partition's leader before the jobs are returned — and offered again if neither completed nor failed by then.
    */
   activateJobs(account: string, type: string, max: number, worker: string, requestTimeoutMs?: number, timeoutMs?: number): Promise<ActivatedJob[]>;
-  /** `result` (extension): for the job of an ad-hoc subprocess, the elements to activate and whether it is done. */
   completeJob(account: string, jobKey: string, variables?: Variables, options?: CommandOptions, result?: AdHocJobResult): Promise<void>;
   /** `retryBackOff` (ms, extension): offer the job again after it instead of at once. */
   failJob(account: string, jobKey: string, retries: number, errorMessage?: string, options?: CommandOptions, retryBackOff?: number): Promise<void>;

@@ -194,9 +194,8 @@ export class InMemoryEngine {
     return jobs;
   }
 
-  /** `result` (extension): the job of an ad-hoc subprocess names the elements to activate and whether it is done. */
   completeJob(jobKey: string, variables?: Variables, result?: AdHocJobResult): void {
-    this.jobCommand(jobKey, result === undefined ? { type: 'completeJob', jobKey, variables } : { type: 'completeJob', jobKey, variables, result });
+    this.jobCommand(jobKey, { type: 'completeJob', jobKey, variables, result });
   }
 
   failJob(jobKey: string, retries: number, errorMessage?: string, retryBackOff?: number): void {
