@@ -6,8 +6,9 @@
 // `timeout`, the Idempotency-Key header on complete and fail, a retry
 // back-off and a worker's BPMN error (`/error`) are opt-in extensions.
 import { z } from 'zod';
-import { LIMITS, offerOf, type ActivatedJob } from '../../engine/index.ts';
+import { EngineError, LIMITS, offerOf, type ActivatedJob } from '../../engine/index.ts';
 import { route } from '../openapi/route.ts';
+import { ApiError } from '../problem.ts';
 import { keyedCommand, scopedKey } from '../services/idempotency.ts';
 import { idSchema, textSchema } from '../services/ids.ts';
 import { keySchema } from '../services/keys.ts';
@@ -107,6 +108,13 @@ export const adHocJobResultSchema = z
   )
   .meta({ 'x-orca-extension': true });
 
+/** The engine refuses a job result naming the field at fault first (`result.activateElements[1].elementId …`): a 400 with that field. */
+function resultProblem(error: unknown): unknown {
+  if (!(error instanceof EngineError) || error.code !== 'INVALID_ARGUMENT') return error;
+  const field = /^(result(?:\.[A-Za-z]+|\[\d+\])*)\b/.exec(error.message)?.[1];
+  return field === undefined ? error : new ApiError('INVALID_INPUT', error.message, { errors: [{ field: `body.${field}`, message: error.message }] });
+}
+
 export function jobView(job: ActivatedJob): z.infer<typeof jobSchema> {
   return { ...offerOf(job), variables: job.variables, worker: job.worker };
 }
@@ -154,13 +162,17 @@ export const register: RegisterRoutes = async (app, ctx) => {
       idempotent: true,
     },
     async ({ params, body, idempotency }, request, reply) => {
-      await ctx.engine.completeJob(
-        request.account,
-        params.jobKey,
-        body.variables,
-        keyedCommand(idempotency, (key) => scopedKey.job(params.jobKey, key)),
-        body.result,
-      );
+      await ctx.engine
+        .completeJob(
+          request.account,
+          params.jobKey,
+          body.variables,
+          keyedCommand(idempotency, (key) => scopedKey.job(params.jobKey, key)),
+          body.result,
+        )
+        .catch((error: unknown) => {
+          throw resultProblem(error);
+        });
       return reply.code(204).send();
     },
   );

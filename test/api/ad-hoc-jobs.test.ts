@@ -64,8 +64,8 @@ describe('job result of an ad-hoc subprocess (extension)', () => {
     const key = await startInstance(api, apiKey, 'agent');
     const job = await activateOne(api, apiKey, 'adhoc-agent');
     const bad = await complete(job.key, { result: { type: 'adHocSubProcess', activateElements: [{ elementId: 'lookup' }, { elementId: 'nope' }] } });
-    expectProblem(bad, 400);
-    expect(bad.json.detail).toContain('result.activateElements[1].elementId');
+    expectProblem(bad, 400, 'body.result.activateElements[1].elementId');
+    expect(bad.json.detail).toContain("'nope' is not an element ad-hoc subprocess 'tools' can activate");
     // The job is still there to complete.
     expect((await complete(job.key, { result: { type: 'adHocSubProcess', isCompletionConditionFulfilled: true } })).status).toBe(204);
     await instanceInState(api, apiKey, key, 'COMPLETED');
@@ -83,7 +83,7 @@ describe('job result of an ad-hoc subprocess (extension)', () => {
     await complete(job.key, { result: { type: 'adHocSubProcess', activateElements: [{ elementId: 'mail' }] } });
     const mail = await activateOne(api, apiKey, 'adhoc-mail');
     const wrong = await complete(mail.key, { result: { type: 'adHocSubProcess', isCompletionConditionFulfilled: true } });
-    expectProblem(wrong, 400);
+    expectProblem(wrong, 400, 'body.result');
     expect(wrong.json.detail).toContain('result is for the job of an ad-hoc subprocess');
     expect((await complete(mail.key, {})).status).toBe(204);
     const again = await activateOne(api, apiKey, 'adhoc-agent');
