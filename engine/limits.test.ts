@@ -27,6 +27,9 @@ describe('limits', () => {
   it('refuses non-JSON values, too many variables and too many bytes', () => {
     expect(valueProblem({ n: Number.NaN })?.path).toBe('n');
     expect(valueProblem({ f: () => 1 })?.message).toMatch(/not a JSON value/);
+    // A property left undefined is absent, as in JSON (a command's optional field); an undefined array element is not.
+    expect(valueProblem({ kind: 'completeJob', result: undefined })).toBeUndefined();
+    expect(valueProblem([undefined])?.message).toMatch(/not a JSON value/);
     const many = Object.fromEntries(Array.from({ length: LIMITS.maxVariablesPerRequest + 1 }, (_, i) => [`v${i}`, i]));
     expect(variablesProblem(many)?.message).toMatch(/more than 1000 variables/);
     expect(variablesProblem({ big: 'x'.repeat(LIMITS.maxVariablesBytesPerRequest) })?.message).toMatch(/bytes as JSON/);

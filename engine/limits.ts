@@ -106,6 +106,8 @@ function walk(value: unknown, path: string, depth: number, maxDepth: number): Li
         return undefined;
       }
       for (const name in value) {
+        // As JSON has it: a property whose value is undefined is not there (a command's optional field left out).
+        if ((value as Record<string, unknown>)[name] === undefined) continue;
         const at = path === '' ? name : `${path}.${name}`;
         const nameMessage = stringProblem(name);
         if (nameMessage !== undefined) return { path: at, message: `has a name that ${nameMessage}` };
