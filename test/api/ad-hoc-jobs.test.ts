@@ -9,7 +9,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { OrcaClient } from '../../client/index.ts';
+import { CompletionWithResult, createWorker, OrcaClient } from '../../client/index.ts';
 import { apiFixture, type ApiFixture } from './api-fixture.ts';
 import { expectProblem } from './hostile-support.ts';
 import { activateOne, instanceInState, mustDeploy, startInstance } from './workflow-support.ts';
@@ -97,6 +97,32 @@ describe('job result of an ad-hoc subprocess (extension)', () => {
     const [job] = await client.activateJobs({ type: 'adhoc-agent', maxJobsToActivate: 1, worker: 'client' });
     await client.completeJob(job.key, { note: 'done' }, { result: { type: 'adHocSubProcess', isCompletionConditionFulfilled: true } });
     await instanceInState(api, apiKey, processInstanceKey, 'COMPLETED');
+  });
+
+  it("a worker's handler completes with a result: the agent calls a tool, is asked again, and ends it", async () => {
+    const client = new OrcaClient({ url: api.baseUrl, apiKey });
+    const { processInstanceKey } = await client.startInstance({ bpmnProcessId: 'agent' });
+    const asked: number[] = [];
+    const agent = createWorker({
+      client,
+      type: 'adhoc-agent',
+      requestTimeout: 1_000,
+      handler: (job) => {
+        asked.push(Number(job.key));
+        return asked.length === 1
+          ? new CompletionWithResult({ type: 'adHocSubProcess', activateElements: [{ elementId: 'lookup', variables: { call: { name: 'lookup' } } }] })
+          : new CompletionWithResult({ type: 'adHocSubProcess', isCompletionConditionFulfilled: true }, { verdict: 'answered' });
+      },
+    });
+    const tool = createWorker({ client, type: 'adhoc-lookup', requestTimeout: 1_000, handler: () => ({ answer: 42 }) });
+    try {
+      await instanceInState(api, apiKey, processInstanceKey, 'COMPLETED');
+    } finally {
+      await Promise.all([agent.stop(), tool.stop()]);
+    }
+    expect(asked).toHaveLength(2);
+    const instance = await client.getInstance(processInstanceKey);
+    expect(instance.variables).toMatchObject({ verdict: 'answered', results: [{ tool: 'lookup', answer: 42 }] });
   });
 });
 
