@@ -126,6 +126,44 @@ describe('job result of an ad-hoc subprocess (extension)', () => {
   });
 });
 
+describe('activating elements of a running ad-hoc subprocess (extension)', () => {
+  const activate = (key: string, json: unknown) => api.call('POST', `/api/v1/process-instances/${key}/ad-hoc-activities`, { apiKey, json });
+
+  it('starts a path at each element named, beside the agent; a bad element or key is refused and changes nothing', async () => {
+    const key = await startInstance(api, apiKey, 'agent');
+    const job = await activateOne(api, apiKey, 'adhoc-agent');
+    const detail = (await api.call('GET', `/api/v1/process-instances/${key}`, { apiKey })).json;
+    const tools = detail.activeElements.find((e: { elementId: string }) => e.elementId === 'tools').elementInstanceKey;
+
+    expectProblem(await activate(key, { adHocSubProcessInstanceKey: tools, elements: [{ elementId: 'nope' }] }), 400, 'body.elements[0].elementId');
+    expectProblem(await activate(key, { adHocSubProcessInstanceKey: tools, elements: [] }), 400, 'body.elements');
+    expectProblem(await activate(key, { adHocSubProcessInstanceKey: key, elements: [{ elementId: 'mail' }] }), 404);
+    expect((await api.call('POST', '/api/v1/jobs/activate', { apiKey, json: { type: 'adhoc-mail', maxJobsToActivate: 5, worker: 't' } })).json.jobs).toEqual(
+      [],
+    );
+
+    const done = await activate(key, { adHocSubProcessInstanceKey: tools, elements: [{ elementId: 'mail', variables: { to: 'ops' } }] });
+    expect(done.status, done.text).toBe(204);
+    const mail = await activateOne(api, apiKey, 'adhoc-mail');
+    expect(mail.variables.to).toBe('ops');
+    expect((await complete(mail.key, {})).status).toBe(204);
+    expect((await complete(job.key, { result: { type: 'adHocSubProcess', isCompletionConditionFulfilled: true } })).status).toBe(204);
+    await instanceInState(api, apiKey, key, 'COMPLETED');
+    expectProblem(await activate(key, { adHocSubProcessInstanceKey: tools, elements: [{ elementId: 'mail' }] }), 409);
+  });
+
+  it('the client library activates them too', async () => {
+    const client = new OrcaClient({ url: api.baseUrl, apiKey });
+    const { processInstanceKey } = await client.startInstance({ bpmnProcessId: 'agent' });
+    const detail = await client.getInstance(processInstanceKey);
+    const tools = detail.activeElements.find((e) => e.elementId === 'tools')!.elementInstanceKey;
+    await client.activateAdHocElements(processInstanceKey, tools, [{ elementId: 'lookup' }]);
+    const [lookup] = await client.activateJobs({ type: 'adhoc-lookup', maxJobsToActivate: 1, worker: 'client', requestTimeout: 5_000 });
+    expect(lookup.processInstanceKey).toBe(processInstanceKey);
+    await client.cancelInstance(processInstanceKey);
+  });
+});
+
 const agentFile = fileURLToPath(new URL('../../../shared/bpmn/tut-ai-email-support-agent.bpmn', import.meta.url));
 
 describe.skipIf(!existsSync(agentFile))('AI Email Support Agent over HTTP', () => {
