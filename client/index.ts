@@ -9,6 +9,7 @@ export type * from './types.ts';
 export type { paths, operations, components } from './generated/openapi.ts';
 export {
   BpmnError,
+  CompletionWithResult,
   createWorker,
   JobFailure,
   type HandlerResult,

@@ -18,6 +18,7 @@ import type {
   Account,
   ActivateJobsRequest,
   ActivatedJob,
+  AdHocActivation,
   AdHocJobResult,
   CompleteJobRequest,
   CompleteTaskRequest,
@@ -272,6 +273,11 @@ export class OrcaClient {
   /** Extension: cancels an ACTIVE instance. */
   async cancelInstance(key: string): Promise<void> {
     await this.#call('POST', '/api/v1/process-instances/{key}/cancel', { path: { key } });
+  }
+
+  /** Extension: starts a path at each of `elements` in the running ad-hoc subprocess `adHocSubProcessInstanceKey` of instance `key`. */
+  async activateAdHocElements(key: string, adHocSubProcessInstanceKey: string, elements: AdHocActivation[]): Promise<void> {
+    await this.#call('POST', '/api/v1/process-instances/{key}/ad-hoc-activities', { path: { key }, json: { adHocSubProcessInstanceKey, elements } });
   }
 
   // ---- incidents

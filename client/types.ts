@@ -38,6 +38,8 @@ export type FailJobRequest = JsonBody<'postJobsByJobKeyFail'>;
 export type CompleteJobRequest = JsonBody<'postJobsByJobKeyComplete'>;
 /** Extension (Zeebe 8.8's job result): for the job of an ad-hoc subprocess, the inner elements to activate and whether it is done. */
 export type AdHocJobResult = NonNullable<CompleteJobRequest['result']>;
+/** An element of an ad-hoc subprocess to activate, with variables local to its path (extension). */
+export type AdHocActivation = NonNullable<AdHocJobResult['activateElements']>[number];
 /** Extension: a worker's BPMN error for its job. */
 export type ThrowJobErrorRequest = JsonBody<'postJobsByJobKeyError'>;
 export type CompleteTaskRequest = JsonBody<'postTasksByIdComplete'>;

@@ -16,10 +16,23 @@ import { OrcaError } from './errors.ts';
 import { OrcaClient, type OrcaClientOptions } from './orca-client.ts';
 import { backoffMs, retryPolicy } from './retry.ts';
 import { sleep as defaultSleep } from './transport.ts';
-import type { ActivatedJob, Variables } from './types.ts';
+import type { ActivatedJob, AdHocJobResult, Variables } from './types.ts';
 
-/** What a handler returns: variables to complete the job with, or nothing. */
-export type HandlerResult = Variables | void | undefined | null;
+/**
+ * Returned by a handler to complete the job of an ad-hoc subprocess with a
+ * job result (extension, Zeebe 8.8's job worker implementation; docs/api.md):
+ * the inner elements to activate, and whether its completion condition is
+ * fulfilled — an AI agent's next tool calls, or its answer.
+ */
+export class CompletionWithResult {
+  constructor(
+    readonly result: AdHocJobResult,
+    readonly variables?: Variables,
+  ) {}
+}
+
+/** What a handler returns: variables to complete the job with, a completion with a job result, or nothing. */
+export type HandlerResult = Variables | CompletionWithResult | void | undefined | null;
 
 export type JobHandler = (job: ActivatedJob) => HandlerResult | Promise<HandlerResult>;
 
@@ -264,9 +277,11 @@ export function createWorker(options: WorkerOptions): Worker {
         await failed(job, error, started);
         return;
       }
-      const variables = result ?? undefined;
       sending.add(job.key);
-      const sent = await sendOutcome(job, 'complete', (options) => client.completeJob(job.key, variables, options));
+      const sent =
+        result instanceof CompletionWithResult
+          ? await sendOutcome(job, 'complete', (options) => client.completeJob(job.key, result.variables, { ...options, result: result.result }))
+          : await sendOutcome(job, 'complete', (options) => client.completeJob(job.key, result ?? undefined, options));
       if (sent) {
         stats.completed++;
         if (onEvent !== undefined) emit({ type: 'job-completed', job, durationMs: performance.now() - started });

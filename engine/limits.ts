@@ -54,6 +54,17 @@ export type Limits = typeof LIMITS;
  */
 export const SIGNAL_START_GENERATIONS = 16;
 
+/**
+ * The pace of thrown-signal starts (extension, docs/signals.md): how many
+ * instances the signals an account's instances throw may start per second
+ * on one partition leader, and at once after a quiet spell. Starts past it
+ * wait their turn (the signal still reaches the waiting instances at once),
+ * so processes that start each other by the signals they throw, however
+ * wide their fan-out and however free the starts, take no more of a
+ * partition than this.
+ */
+export const THROWN_SIGNAL_STARTS = { perSecond: 100, burst: 200 };
+
 /** Why a value cannot be taken, and where in it (`a.b[2]`; empty for the value itself). */
 export interface LimitProblem {
   path: string;

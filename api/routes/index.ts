@@ -4,6 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import type { ApiContext } from '../context.ts';
 import { register as account } from './account.ts';
 import { register as accountKeys } from './account-keys.ts';
+import { register as adHocActivities } from './ad-hoc-activities.ts';
 import { register as adminCredits } from './admin-credits.ts';
 import { register as auth } from './auth.ts';
 import { register as caseDefinitions } from './case-definitions.ts';
@@ -43,6 +44,7 @@ export const routeFamilies: RegisterRoutes[] = [
   adminCredits,
   processDefinitions,
   processInstances,
+  adHocActivities,
   jobs,
   messages,
   signals,

@@ -828,6 +828,23 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/v1/process-instances/{key}/ad-hoc-activities': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Activate elements of a running ad-hoc subprocess of the instance: each starts a path with its variables local to it. An element the subprocess cannot activate is a 400 naming it; an element instance key that is no running ad-hoc subprocess of the instance, a 404. Nothing changes on either. */
+    post: operations['postProcessInstancesByKeyAdHocActivities'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/v1/process-instances/{key}/cancel': {
     parameters: {
       query?: never;
@@ -5787,6 +5804,100 @@ export interface operations {
       };
       /** @description Not found (or not yours). */
       404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Rate limited; retry after `Retry-After` seconds. */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying. */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  postProcessInstancesByKeyAdHocActivities: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        key: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /** @description The element instance key of the running ad-hoc subprocess (the instance's activeElements). */
+          adHocSubProcessInstanceKey: string;
+          /** @description The elements to activate, each starting a path of its own. */
+          elements: {
+            /** @description An inner element of the ad-hoc subprocess with no incoming sequence flow. */
+            elementId: string;
+            /** @description Local variables of the path this activation starts. */
+            variables?: {
+              [key: string]: unknown;
+            };
+          }[];
+        };
+      };
+    };
+    responses: {
+      /** @description Activated. */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Invalid input; `errors` lists each failing field. Every string refuses NUL and lone UTF-16 surrogates; variables nest at most 64 levels; ids are at most 255 characters (the limits: docs/api.md). */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Missing, unknown, retired or expired credential; `WWW-Authenticate` names the ways to send one. */
+      401: {
+        headers: {
+          /** @description The ways to authenticate (RFC 9110 §11.6.1), e.g. `Bearer realm="orca", ApiKey realm="orca", header="X-API-Key"`. */
+          'WWW-Authenticate'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Not found (or not yours). */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Wrong state for this action. */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Request body too large. */
+      413: {
         headers: {
           [name: string]: unknown;
         };

@@ -1,7 +1,7 @@
 // What API pods send to a partition leader over its command stream, and
 // what the leader replies. Every command carries an idempotency key (the
 // stream entry's key), so a replayed command returns its first result.
-import type { AdHocJobResult, RejectionCode, Variables } from '../runtime/types.ts';
+import type { AdHocActivation, AdHocJobResult, RejectionCode, Variables } from '../runtime/types.ts';
 
 export type EngineCommand = (
   | { kind: 'start'; account: string; bpmnProcessId: string; variables: Variables }
@@ -13,6 +13,8 @@ export type EngineCommand = (
   /** A worker activated the job with a timeout (extension, ms): the leader records the hold and arms its deadline. */
   | { kind: 'holdJob'; account: string; jobKey: string; worker: string; timeout: number }
   | { kind: 'cancel'; account: string; instanceKey: string }
+  /** Activate inner elements of the running ad-hoc subprocess `elementInstanceKey` of the instance (extension). */
+  | { kind: 'activateAdHoc'; account: string; instanceKey: string; elementInstanceKey: string; elements: AdHocActivation[] }
   /**
    * Extension: publish a message, on its message partition (hash of account, name and correlation key):
    * correlate it there, start at most `maxStarts` instances by message start events (the credits the

@@ -17,7 +17,7 @@ import { compileBpmn, withInlineScripts } from '../model/index.ts';
 import type { ModelWarning } from '../model/types.ts';
 import { ModelRejected } from './model-rejected.ts';
 import { createQueues, type ActivatedJob, type Queues } from '../queue/index.ts';
-import type { AdHocJobResult, Variables } from '../runtime/types.ts';
+import type { AdHocActivation, AdHocJobResult, Variables } from '../runtime/types.ts';
 import { createStore, openDatabase, type Database, type Store, type Tx } from '../store/index.ts';
 import { caseClient, type CaseEngine } from './case-client.ts';
 import { commandClient, freshKeys, withTimeout } from './command-client.ts';
@@ -142,21 +142,17 @@ export interface Engine extends CaseEngine {
   failJob(account: string, jobKey: string, retries: number, errorMessage?: string, options?: CommandOptions, retryBackOff?: number): Promise<void>;
   /** A worker's BPMN error for its job (extension): caught by the nearest matching error catch, else an incident. */
   throwJobError(account: string, jobKey: string, error: JobError, options?: CommandOptions): Promise<void>;
-  /**
-   * Whether a command under the client's key has a committed result already:
-   * a start's (no jobKey) or one on the job `jobKey`. One index probe; the
-   * API asks before charging a keyed request, which a replay does not pay for.
-   */
+  /** Whether a command under the client's key (a start's, or one on job `jobKey`) has a committed result: one index probe, asked before charging. */
   hasCommandResult(account: string, commandKey: string, jobKey?: string): Promise<boolean>;
   cancelInstance(account: string, instanceKey: string): Promise<void>;
+  /** Extension: starts a path at each of `elements` in the running ad-hoc subprocess `elementInstanceKey` of the instance. */
+  activateAdHocElements(account: string, instanceKey: string, elementInstanceKey: string, elements: AdHocActivation[]): Promise<void>;
   /** Extension: how many instances a message (signal) of this name would start: latest versions with a message (signal) start event of that name. */
   eventStarts(account: string, event: 'message' | 'signal', name: string): Promise<number>;
   /**
-   * Extension: publishes a message on its message partition (starting at
-   * most `maxStarts` instances), then delivers it to every other partition;
-   * resolves once all have committed it. A duplicate (a buffered message
-   * with the same messageId) is delivered again, so a publish interrupted
-   * half-way is completed by its retry, and is reported as such.
+   * Extension: publishes a message on its message partition (starting at most `maxStarts` instances), then delivers it to
+   * every other partition; resolves once all committed it. A duplicate (same messageId, still buffered) is delivered again,
+   * so a publish interrupted half-way is completed by its retry, and is reported as such.
    */
   publishMessage(account: string, message: MessageToPublish, maxStarts: number, options?: CommandOptions): Promise<PublishOutcome>;
   /** Extension: broadcasts a signal to every partition (signal-broadcast.ts), starting at most `maxStarts` instances; a client's key makes it idempotent. */
@@ -413,6 +409,10 @@ function engineApi(parts: {
 
     async cancelInstance(account, instanceKey) {
       await send(partitionOf(instanceKey, 'Process instance'), { kind: 'cancel', account, instanceKey });
+    },
+
+    async activateAdHocElements(account, instanceKey, elementInstanceKey, elements) {
+      await send(partitionOf(instanceKey, 'Process instance'), { kind: 'activateAdHoc', account, instanceKey, elementInstanceKey, elements });
     },
 
     async eventStarts(account, event, name) {

@@ -184,3 +184,25 @@ describe('ad-hoc subprocess, job worker implementation', () => {
     );
   });
 });
+
+describe('ad-hoc subprocess, activated from outside (extension)', () => {
+  it('starts a path at each element named, with its local variables; a bad id or key changes nothing', () => {
+    const engine = engineWith(model({ condition: '=done = true' }));
+    const key = engine.start('p');
+    const adHoc = Object.values(engine.instance(key)!.elements).find((e) => e.elementId === 'adhoc')!;
+    expect(() => engine.command(key, { type: 'activateAdHocElements', elementInstanceKey: adHoc.key, elements: [{ elementId: 'b2' }] })).toThrow(
+      /elements\[0\]\.elementId 'b2' is not an element ad-hoc subprocess 'adhoc' can activate \(a, b, c\)/,
+    );
+    expect(() => engine.command(key, { type: 'activateAdHocElements', elementInstanceKey: key, elements: [{ elementId: 'a' }] })).toThrow(
+      /No active ad-hoc subprocess/,
+    );
+    expect(engine.activate('a', 10)).toEqual([]);
+
+    engine.command(key, { type: 'activateAdHocElements', elementInstanceKey: adHoc.key, elements: [{ elementId: 'b', variables: { call: 1 } }] });
+    const [b] = engine.activate('b', 10);
+    expect(b.variables).toMatchObject({ call: 1 });
+    engine.completeJob(b.key, {});
+    completeAll(engine, 'b2', { done: true });
+    expect(engine.instance(key)!.state).toBe('COMPLETED');
+  });
+});

@@ -15,7 +15,7 @@ import { jobOffer } from './behavior/job.ts';
 import { armRetryBackOff, retryBackOffPassed } from './behavior/retry-back-off.ts';
 import { raiseUnhandledError, throwChildError, throwChildEscalation, throwJobError } from './behavior/throw.ts';
 import { mergeResultVariables } from './behavior/variables.ts';
-import { jobResultProblem } from './container/ad-hoc-sub-process.ts';
+import { activateFromOutside, activationProblem, jobResultProblem } from './container/ad-hoc-sub-process.ts';
 import { Execution } from './execution.ts';
 import { processorFor } from './processors.ts';
 import { nextDue } from '../timer/index.ts';
@@ -48,6 +48,8 @@ export function apply(instance: ProcessInstance | null, command: Command, ctx: A
         exec.terminateChildren(instance.key);
         exec.endInstance('TERMINATED');
       });
+    case 'activateAdHocElements':
+      return activateAdHoc(instance, command, ctx);
     case 'fireTimer':
       return fireTimer(instance, command.timerKey, ctx);
     case 'childCompleted':
@@ -174,6 +176,17 @@ function completeJob(instance: ProcessInstance, command: Extract<Command, { type
     if (processor.jobCompleted !== undefined) processor.jobCompleted(exec, ei, node, job, result);
     else exec.completeElement(ei, node);
   });
+}
+
+function activateAdHoc(instance: ProcessInstance, command: Extract<Command, { type: 'activateAdHocElements' }>, ctx: ApplyContext): ApplyResult {
+  const ei = instance.elements[command.elementInstanceKey];
+  const node = ei === undefined ? undefined : ctx.model.elements[ei.elementId];
+  if (ei === undefined || node?.type !== 'adHocSubProcess' || ei.adHoc?.inner === true) {
+    return notFound(`No active ad-hoc subprocess '${command.elementInstanceKey}' in process instance '${instance.key}'.`);
+  }
+  const problem = activationProblem(node, command.elements);
+  if (problem !== undefined) return { ok: false, code: 'INVALID_ARGUMENT', message: problem };
+  return run(instance, ctx, (exec) => activateFromOutside(exec, ei, node, command.elements));
 }
 
 function failJob(instance: ProcessInstance, command: Extract<Command, { type: 'failJob' }>, ctx: ApplyContext): ApplyResult {

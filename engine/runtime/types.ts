@@ -208,6 +208,8 @@ export type Command =
   /** A worker activated the job with a timeout (extension, ms): it is offered again if neither completed nor failed by then. */
   | { type: 'holdJob'; jobKey: string; worker: string; timeout: number }
   | { type: 'cancel' }
+  /** Activate inner elements of a running ad-hoc subprocess from outside (extension, Zeebe's activation API), each starting a path. */
+  | { type: 'activateAdHocElements'; elementInstanceKey: string; elements: AdHocActivation[] }
   | { type: 'fireTimer'; timerKey: string }
   /** To a parent: its call activity's child completed with these variables. */
   | { type: 'childCompleted'; elementInstanceKey: string; variables: Variables }
@@ -234,10 +236,16 @@ export type Command =
   | { type: 'setAside'; message: string; elementInstanceKey?: string };
 
 /** Extension (Zeebe 8.8's JobResultAdHocSubProcess): what the worker of an ad-hoc subprocess's job decided. */
+/** An inner element of an ad-hoc subprocess to start a path at, with variables local to that path. */
+export interface AdHocActivation {
+  elementId: string;
+  variables?: Variables;
+}
+
 export interface AdHocJobResult {
   type: 'adHocSubProcess';
   /** Inner elements to start a path at, each with variables local to that path. */
-  activateElements?: { elementId: string; variables?: Variables }[];
+  activateElements?: AdHocActivation[];
   /** The subprocess completes (once the activations above are made). */
   isCompletionConditionFulfilled?: boolean;
   /** With isCompletionConditionFulfilled: terminate the paths still active (default false: wait for them). */

@@ -9,7 +9,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { OrcaClient } from '../../client/index.ts';
+import { CompletionWithResult, createWorker, OrcaClient } from '../../client/index.ts';
 import { apiFixture, type ApiFixture } from './api-fixture.ts';
 import { expectProblem } from './hostile-support.ts';
 import { activateOne, instanceInState, mustDeploy, startInstance } from './workflow-support.ts';
@@ -97,6 +97,70 @@ describe('job result of an ad-hoc subprocess (extension)', () => {
     const [job] = await client.activateJobs({ type: 'adhoc-agent', maxJobsToActivate: 1, worker: 'client' });
     await client.completeJob(job.key, { note: 'done' }, { result: { type: 'adHocSubProcess', isCompletionConditionFulfilled: true } });
     await instanceInState(api, apiKey, processInstanceKey, 'COMPLETED');
+  });
+
+  it("a worker's handler completes with a result: the agent calls a tool, is asked again, and ends it", async () => {
+    const client = new OrcaClient({ url: api.baseUrl, apiKey });
+    const { processInstanceKey } = await client.startInstance({ bpmnProcessId: 'agent' });
+    const asked: number[] = [];
+    const agent = createWorker({
+      client,
+      type: 'adhoc-agent',
+      requestTimeout: 1_000,
+      handler: (job) => {
+        asked.push(Number(job.key));
+        return asked.length === 1
+          ? new CompletionWithResult({ type: 'adHocSubProcess', activateElements: [{ elementId: 'lookup', variables: { call: { name: 'lookup' } } }] })
+          : new CompletionWithResult({ type: 'adHocSubProcess', isCompletionConditionFulfilled: true }, { verdict: 'answered' });
+      },
+    });
+    const tool = createWorker({ client, type: 'adhoc-lookup', requestTimeout: 1_000, handler: () => ({ answer: 42 }) });
+    try {
+      await instanceInState(api, apiKey, processInstanceKey, 'COMPLETED');
+    } finally {
+      await Promise.all([agent.stop(), tool.stop()]);
+    }
+    expect(asked).toHaveLength(2);
+    const instance = await client.getInstance(processInstanceKey);
+    expect(instance.variables).toMatchObject({ verdict: 'answered', results: [{ tool: 'lookup', answer: 42 }] });
+  });
+});
+
+describe('activating elements of a running ad-hoc subprocess (extension)', () => {
+  const activate = (key: string, json: unknown) => api.call('POST', `/api/v1/process-instances/${key}/ad-hoc-activities`, { apiKey, json });
+
+  it('starts a path at each element named, beside the agent; a bad element or key is refused and changes nothing', async () => {
+    const key = await startInstance(api, apiKey, 'agent');
+    const job = await activateOne(api, apiKey, 'adhoc-agent');
+    const detail = (await api.call('GET', `/api/v1/process-instances/${key}`, { apiKey })).json;
+    const tools = detail.activeElements.find((e: { elementId: string }) => e.elementId === 'tools').elementInstanceKey;
+
+    expectProblem(await activate(key, { adHocSubProcessInstanceKey: tools, elements: [{ elementId: 'nope' }] }), 400, 'body.elements[0].elementId');
+    expectProblem(await activate(key, { adHocSubProcessInstanceKey: tools, elements: [] }), 400, 'body.elements');
+    expectProblem(await activate(key, { adHocSubProcessInstanceKey: key, elements: [{ elementId: 'mail' }] }), 404);
+    expect((await api.call('POST', '/api/v1/jobs/activate', { apiKey, json: { type: 'adhoc-mail', maxJobsToActivate: 5, worker: 't' } })).json.jobs).toEqual(
+      [],
+    );
+
+    const done = await activate(key, { adHocSubProcessInstanceKey: tools, elements: [{ elementId: 'mail', variables: { to: 'ops' } }] });
+    expect(done.status, done.text).toBe(204);
+    const mail = await activateOne(api, apiKey, 'adhoc-mail');
+    expect(mail.variables.to).toBe('ops');
+    expect((await complete(mail.key, {})).status).toBe(204);
+    expect((await complete(job.key, { result: { type: 'adHocSubProcess', isCompletionConditionFulfilled: true } })).status).toBe(204);
+    await instanceInState(api, apiKey, key, 'COMPLETED');
+    expectProblem(await activate(key, { adHocSubProcessInstanceKey: tools, elements: [{ elementId: 'mail' }] }), 409);
+  });
+
+  it('the client library activates them too', async () => {
+    const client = new OrcaClient({ url: api.baseUrl, apiKey });
+    const { processInstanceKey } = await client.startInstance({ bpmnProcessId: 'agent' });
+    const detail = await client.getInstance(processInstanceKey);
+    const tools = detail.activeElements.find((e) => e.elementId === 'tools')!.elementInstanceKey;
+    await client.activateAdHocElements(processInstanceKey, tools, [{ elementId: 'lookup' }]);
+    const [lookup] = await client.activateJobs({ type: 'adhoc-lookup', maxJobsToActivate: 1, worker: 'client', requestTimeout: 5_000 });
+    expect(lookup.processInstanceKey).toBe(processInstanceKey);
+    await client.cancelInstance(processInstanceKey);
   });
 });
 

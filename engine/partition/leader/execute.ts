@@ -25,7 +25,7 @@ type Rejection = Extract<CommandReply, { ok: false }>;
 /** A prepared command, or why it cannot be applied. */
 type Preparation = Prepared | Rejection;
 /** The commands that start or address an instance. */
-type InstanceCommand = Extract<EngineCommand, { kind: 'start' | 'completeJob' | 'failJob' | 'throwJobError' | 'holdJob' | 'cancel' }>;
+type InstanceCommand = Extract<EngineCommand, { kind: 'start' | 'completeJob' | 'failJob' | 'throwJobError' | 'holdJob' | 'cancel' | 'activateAdHoc' }>;
 
 export class Executor {
   constructor(
@@ -76,6 +76,7 @@ export class Executor {
         return ready ?? this.prepareJob(command.account, command.jobKey);
       }
       case 'cancel':
+      case 'activateAdHoc':
         return this.prepareInstance(command.account, command.instanceKey);
     }
   }
@@ -155,7 +156,7 @@ function hasAny(variables: Variables | undefined): boolean {
 }
 
 /** The runtime's command for an API command on an existing instance. */
-function runtimeCommand(command: InstanceCommand & { kind: 'completeJob' | 'failJob' | 'throwJobError' | 'holdJob' | 'cancel' }): Command {
+function runtimeCommand(command: Exclude<InstanceCommand, { kind: 'start' }>): Command {
   switch (command.kind) {
     case 'completeJob':
       return command.result === undefined
@@ -169,5 +170,7 @@ function runtimeCommand(command: InstanceCommand & { kind: 'completeJob' | 'fail
       return { type: 'holdJob', jobKey: command.jobKey, worker: command.worker, timeout: command.timeout };
     case 'cancel':
       return { type: 'cancel' };
+    case 'activateAdHoc':
+      return { type: 'activateAdHocElements', elementInstanceKey: command.elementInstanceKey, elements: command.elements };
   }
 }

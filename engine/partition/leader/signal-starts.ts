@@ -8,9 +8,12 @@
 // back the credits of those not started; all of its own when the home
 // answers with an earlier sending's result, which paid for its starts. A
 // signal thrown at SIGNAL_START_GENERATIONS starts nothing, so a process
-// started by the signal it throws stops there even when starts are free.
+// started by the signal it throws stops there even when starts are free;
+// and an account's thrown-signal starts wait their turn past
+// THROWN_SIGNAL_STARTS a second (start-pace.ts), so a wide fan-out takes no
+// more of the partition than that.
 import { randomUUID } from 'node:crypto';
-import { SIGNAL_START_GENERATIONS } from '../../limits.ts';
+import { SIGNAL_START_GENERATIONS, THROWN_SIGNAL_STARTS } from '../../limits.ts';
 import type { Variables } from '../../runtime/types.ts';
 import type { SendCommand } from '../command-client.ts';
 import type { CommandOrigin, EngineCommand, SignalOutcome } from '../commands.ts';
@@ -20,6 +23,7 @@ import { scoped } from '../keys.ts';
 import { signalStartTargets } from '../message-starts.ts';
 import type { ModelCache } from '../model-cache.ts';
 import { signalHome } from '../signal-broadcast.ts';
+import { StartPace, type PaceLimits } from './start-pace.ts';
 
 /** A signal an instance threw, to deliver (and start instances by) once its batch committed. */
 export interface ThrownSignal {
@@ -55,7 +59,15 @@ export async function retrying<T>(stopped: () => boolean, attempt: () => Promise
   return STOPPED;
 }
 
+/** Waits `ms`, looking at `stopped()` every so often; false when the leader stopped first. */
+async function waitUnlessStopped(ms: number, stopped: () => boolean): Promise<boolean> {
+  for (let left = ms; left > 0 && !stopped(); left -= RETRY_MIN_MS) await new Promise((resolve) => setTimeout(resolve, Math.min(left, RETRY_MIN_MS)));
+  return !stopped();
+}
+
 export class ThrownSignalStarts {
+  private readonly pace: StartPace;
+
   constructor(
     private readonly parts: {
       partitions: number;
@@ -64,8 +76,12 @@ export class ThrownSignalStarts {
       /** The engine's command client; undefined until the engine has one (tried again later). */
       send: () => SendCommand | undefined;
       stopped: () => boolean;
+      /** Tests: another pace than THROWN_SIGNAL_STARTS. */
+      pace?: PaceLimits;
     },
-  ) {}
+  ) {
+    this.pace = new StartPace(parts.pace ?? THROWN_SIGNAL_STARTS);
+  }
 
   /**
    * Starts what `signal` starts, charged. True once that is settled (nothing
@@ -81,6 +97,8 @@ export class ThrownSignalStarts {
     const targets = await retrying(stopped, () => signalStartTargets(models, account, name));
     if (targets === STOPPED) return false;
     if (targets.length === 0) return true;
+    const wait = this.pace.reserve(account, targets.length);
+    if (wait > 0 && !(await waitUnlessStopped(wait, stopped))) return false;
     const taken = await retrying(stopped, () => charges.take(account, targets.length, 'signal-start', key));
     if (taken === STOPPED) return false;
     // Refused for balance: nothing starts; the waiting instances still get the signal (SignalOutbox).

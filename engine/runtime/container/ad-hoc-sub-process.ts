@@ -22,7 +22,7 @@ import { raiseIncident } from '../behavior/incident.ts';
 import { cancelJob, createJob } from '../behavior/job.ts';
 import { setPropagatedVariable } from '../behavior/variables.ts';
 import type { Execution } from '../execution.ts';
-import type { AdHocJobResult, ElementInstance, Variables } from '../types.ts';
+import type { AdHocActivation, AdHocJobResult, ElementInstance, Variables } from '../types.ts';
 
 /** How an inner instance appears in the history. */
 const INNER_TYPE = 'adHocSubProcessInnerInstance';
@@ -151,23 +151,38 @@ function finish(exec: Execution, outer: ElementInstance, node: FlowNode): void {
  * or undefined when it can be applied. Checked before anything changes.
  */
 export function jobResultProblem(node: FlowNode, result: AdHocJobResult): string | undefined {
-  const adHoc = node.adHoc;
-  if (adHoc === undefined || node.type !== 'adHocSubProcess') {
+  if (node.adHoc === undefined || node.type !== 'adHocSubProcess') {
     return `result is for the job of an ad-hoc subprocess; this job belongs to '${node.id}', a ${node.type}.`;
   }
   if (result.type !== 'adHocSubProcess') return `result.type must be 'adHocSubProcess', not ${JSON.stringify(result.type)}.`;
-  const elements = result.activateElements ?? [];
+  return activationsProblem(node, result.activateElements ?? [], 'result.activateElements');
+}
+
+/**
+ * What is wrong with activating `elements` in an ad-hoc subprocess of
+ * `node` from outside (Zeebe's activation API, extension), naming the field,
+ * or undefined when they can be activated.
+ */
+export function activationProblem(node: FlowNode, elements: readonly AdHocActivation[]): string | undefined {
+  if (elements.length === 0) return 'elements must name at least one element to activate.';
+  return activationsProblem(node, elements, 'elements');
+}
+
+function activationsProblem(node: FlowNode, elements: readonly AdHocActivation[], field: string): string | undefined {
+  const { activatable } = node.adHoc!;
   for (let i = 0; i < elements.length; i++) {
     const { elementId, variables } = elements[i];
-    if (!adHoc.activatable.includes(elementId)) {
-      return (
-        `result.activateElements[${i}].elementId '${elementId}' is not an element ad-hoc subprocess '${node.id}' can activate ` +
-        `(${adHoc.activatable.join(', ')}).`
-      );
+    if (!activatable.includes(elementId)) {
+      return `${field}[${i}].elementId '${elementId}' is not an element ad-hoc subprocess '${node.id}' can activate (${activatable.join(', ')}).`;
     }
     if (variables !== undefined && (variables === null || typeof variables !== 'object' || Array.isArray(variables))) {
-      return `result.activateElements[${i}].variables must be a JSON object (name → value).`;
+      return `${field}[${i}].variables must be a JSON object (name → value).`;
     }
   }
   return undefined;
+}
+
+/** Activates `elements` in the running ad-hoc subprocess `outer` from outside (checked first with activationProblem): each starts a path. */
+export function activateFromOutside(exec: Execution, outer: ElementInstance, node: FlowNode, elements: readonly AdHocActivation[]): void {
+  for (const element of elements) activateInner(exec, outer, node, element.elementId, element.variables);
 }
