@@ -32,6 +32,8 @@ export const webhookEndpoints = pgTable(
     disabledReason: text('disabled_reason'),
     /** When the endpoint's current run of failed deliveries began (null: its last attempt succeeded). */
     failingSince: instant('failing_since'),
+    /** Null: one event per request; else events go out as JSON arrays (docs/webhooks.md, batched delivery). */
+    batching: jsonb('batching').$type<{ maxEvents: number; maxWaitMs: number }>(),
     createdAt: instant('created_at').notNull().defaultNow(),
     updatedAt: instant('updated_at').notNull().defaultNow(),
   },
