@@ -8,9 +8,11 @@
 // notes when each good delivery arrived and how old its event was (the
 // payload's `timestamp` → receipt; same host, same clock), and hands those
 // notes out on GET /deliveries?from=N as JSON `[[webhook-id, receivedAt,
-// lagMs], …]` and the count of refused ones on GET /refused. The body is
-// not parsed: the timestamp is found by a pattern, as a receiver that only
-// queues the delivery would not parse it either. Prints `listening <port>`.
+// lagMs], …]` and the count of refused ones on GET /refused. A single
+// event's body is not parsed: the timestamp is found by a pattern, as a
+// receiver that only queues the delivery would not parse it either; a
+// batched delivery's array is parsed, as a receiver must to fan it out,
+// and each event in it noted under its own id. Prints `listening <port>`.
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -60,7 +62,10 @@ function serve(secret: string | undefined): void {
         return;
       }
       response.writeHead(204).end();
-      notes.push([id, receivedAt, eventLagMs(body, receivedAt)]);
+      if (body.startsWith('[')) {
+        for (const event of JSON.parse(body) as { id: string; timestamp: string }[])
+          notes.push([event.id, receivedAt, receivedAt - Date.parse(event.timestamp)]);
+      } else notes.push([id, receivedAt, eventLagMs(body, receivedAt)]);
     });
   });
   server.listen(0, '127.0.0.1', () => process.stdout.write(`listening ${(server.address() as AddressInfo).port}\n`));

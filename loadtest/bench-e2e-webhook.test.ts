@@ -50,6 +50,28 @@ describe('bench:e2e --webhook', () => {
     }
   });
 
+  it('its receiver notes each event of a batched delivery under its own id', async () => {
+    const { db } = await testDb.open();
+    const secret = newSigningSecret();
+    const receiver = await startBenchReceiver(secret);
+    const endpoint = await addEndpoint(db, receiver.url, { secret, batching: { maxEvents: 4, maxWaitMs: 0 } });
+    const ids = await enqueueCompleted(db, endpoint.account, 10);
+    const dispatcher = startWebhookDispatcher({ db, allowPrivateNetworks: true, idlePollMs: 20 });
+    try {
+      let got = await receiver.deliveries();
+      for (let i = 0; i < 400 && got.length < ids.length; i++) {
+        await new Promise((resolve) => setTimeout(resolve, 25));
+        got = await receiver.deliveries();
+      }
+      expect(got.map((d) => d.id).sort()).toEqual([...ids].sort());
+      for (const { lagMs } of got) expect(lagMs).toBeGreaterThanOrEqual(0);
+      expect(await receiver.refused()).toBe(0);
+    } finally {
+      await dispatcher.stop();
+      await receiver.close();
+    }
+  });
+
   it('computes the lag from the timestamp (as the store prints jsonb too), and none without one; checks signatures', () => {
     expect(eventLagMs(JSON.stringify({ type: 't', timestamp: '2026-11-24T12:00:00.000Z', data: {} }), Date.parse('2026-11-24T12:00:00.250Z'))).toBe(250);
     expect(eventLagMs('{"data": {}, "type": "t", "timestamp": "2026-11-24T12:00:00.000Z"}', Date.parse('2026-11-24T12:00:01.000Z'))).toBe(1000);
@@ -68,5 +90,8 @@ describe('bench:e2e --webhook', () => {
     expect(parseArgs(['--webhook', '--rounds=3'])).toMatchObject({ webhook: true, rounds: 3 });
     expect(parseArgs([]).webhook).toBeUndefined();
     expect(() => parseArgs(['--webhook=yes'])).toThrow(/malformed/);
+    expect(parseArgs(['--webhook-batching=100:50'])).toMatchObject({ webhook: true, webhookBatching: { maxEvents: 100, maxWaitMs: 50 } });
+    expect(() => parseArgs(['--webhook-batching=0:50'])).toThrow(/1\.\.1000/);
+    expect(() => parseArgs(['--webhook-batching=100'])).toThrow(/malformed/);
   });
 });

@@ -5,7 +5,8 @@
 // endpoint, the other an endpoint subscribed to process_instance.completed
 // on a receiver in a process of its own (bench-e2e-webhook-receiver.ts, so
 // it takes none of the load generator's CPU; loopback, the server runs with
-// ORCA_WEBHOOK_ALLOW_PRIVATE_NETWORKS=on). The endpoint row is written
+// ORCA_WEBHOOK_ALLOW_PRIVATE_NETWORKS=on; --webhook-batching=N:MS gives the
+// endpoint batched delivery). The endpoint row is written
 // before the server starts, so no webhook API is needed. For each run: the
 // throughput, the deliveries received, their lag (the event's `timestamp`,
 // the change's commit, → receipt here; both clocks are this host's), and the
@@ -157,6 +158,7 @@ export async function runWebhookComparison(options: E2eOptions, context: RunCont
         events: ['process_instance.completed'],
         // The server runs without ORCA_WEBHOOK_SECRET_KEY: stored plainly.
         secret: secretSealer().seal(secret),
+        batching: options.webhookBatching ?? null,
       });
     },
   });
@@ -278,7 +280,10 @@ export function formatWebhookComparison(result: WebhookComparison): string {
     `Closed model, ${options.load.concurrency} starters for ${options.seconds} s per run (warm-up ${options.warmupSeconds} s), ${options.load.workers} workers, ` +
       `${options.partitions} partitions, ${options.backend}; one server for all runs, the order alternating by round. "with": the account has an endpoint ` +
       'subscribed to process_instance.completed on a loopback receiver in a process of its own that checks every signature ' +
-      `(${result.refused} refused); lag: the event timestamp → receipt.`,
+      (options.webhookBatching === undefined
+        ? '(one event per request; '
+        : `(batched delivery: up to ${options.webhookBatching.maxEvents} events per request, waiting up to ${options.webhookBatching.maxWaitMs} ms; `) +
+      `${result.refused} refused); lag: the event timestamp → receipt.`,
     `Mean instances/s: without ${mean.without.toFixed(1)}, with ${mean.with.toFixed(1)}; with ÷ without = ${ratio.toFixed(3)} (goal ≥ 0.9).` +
       (received === 0 ? ' No delivery arrived: this server writes no process_instance.completed events.' : ''),
     `Mean CPU per instance (run start → backlog drained): without ${cpuText(cpu.without)}; with ${cpuText(cpu.with)}; ` +
@@ -287,6 +292,7 @@ export function formatWebhookComparison(result: WebhookComparison): string {
     JSON.stringify({
       backend: options.backend,
       webhook: true,
+      batching: options.webhookBatching ?? null,
       without_pi_per_s: Math.round(mean.without),
       with_pi_per_s: Math.round(mean.with),
       ratio: Number(ratio.toFixed(3)),

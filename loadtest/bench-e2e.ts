@@ -50,6 +50,8 @@ export interface E2eOptions {
   compareRounds?: number;
   /** Compare runs without and with a webhook endpoint subscribed (bench-e2e-webhook.ts), `rounds` rounds. */
   webhook?: boolean;
+  /** The endpoint's batched delivery (--webhook-batching=MAX_EVENTS:MAX_WAIT_MS); absent: one event per request. */
+  webhookBatching?: { maxEvents: number; maxWaitMs: number };
   /**
    * off / on: ORCA_METRICS for the server (no traces); traced: metrics off,
    * traces exported to `otlpUrl` at 10 % sampling; metrics / traces: compare
@@ -90,7 +92,7 @@ export interface E2eResultLine {
 // 1000 starts in flight at most in the open model (each on its own connection), 8 partitions.
 const USAGE =
   'Usage: bench-e2e [--backend=embedded|pg-redis] [--seconds=N] [--rate=N] [--concurrency=N] [--workers=N] [--warmup=N] ' +
-  '[--max-jobs=N] [--long-poll-ms=N] [--max-in-flight=N] [--partitions=N] [--cpu-prof=DIR] [--workers=loop|library] [--compare-workers] [--loop-keys] [--telemetry=off|on|metrics|traces] [--webhook] [--rounds=N]';
+  '[--max-jobs=N] [--long-poll-ms=N] [--max-in-flight=N] [--partitions=N] [--cpu-prof=DIR] [--workers=loop|library] [--compare-workers] [--loop-keys] [--telemetry=off|on|metrics|traces] [--webhook] [--webhook-batching=MAX_EVENTS:MAX_WAIT_MS] [--rounds=N]';
 
 export function parseArgs(argv: string[]): E2eOptions {
   let backend: Backend = 'embedded';
@@ -100,6 +102,7 @@ export function parseArgs(argv: string[]): E2eOptions {
   let cpuProfDir: string | undefined;
   let compare = false;
   let webhook = false;
+  let webhookBatching: { maxEvents: number; maxWaitMs: number } | undefined;
   let telemetry: Telemetry | undefined;
   let rounds: number | undefined;
   // The closed model's 256 starters saturate the server (the maximum); fewer measure its latency instead.
@@ -117,7 +120,12 @@ export function parseArgs(argv: string[]): E2eOptions {
     else if ((flag === '--workers' || flag === '--worker-kind') && (text === 'loop' || text === 'library')) load.workerKind = text;
     else if (flag === '--compare-workers' && text === undefined) compare = true;
     else if (flag === '--webhook' && text === undefined) webhook = true;
-    else if (flag === '--loop-keys' && text === undefined) load.loopKeys = true;
+    else if (flag === '--webhook-batching' && /^\d+:\d+$/.test(text ?? '')) {
+      const [maxEvents, maxWaitMs] = text!.split(':').map(Number);
+      if (!whole(maxEvents, 1_000) || maxWaitMs > 10_000) throw new Error(`--webhook-batching=MAX_EVENTS:MAX_WAIT_MS takes 1..1000 and 0..10000. ${USAGE}`);
+      webhook = true;
+      webhookBatching = { maxEvents, maxWaitMs };
+    } else if (flag === '--loop-keys' && text === undefined) load.loopKeys = true;
     else if (flag === '--rounds' && whole(value, 100)) rounds = value;
     else if (flag === '--max-jobs' && whole(value, 1_000)) load.maxJobs = value;
     else if (flag === '--long-poll-ms' && Number.isInteger(value) && value >= 0 && value <= 60_000) load.longPollMs = value;
@@ -138,6 +146,7 @@ export function parseArgs(argv: string[]): E2eOptions {
     rounds,
     ...(compare ? { compareRounds: rounds ?? 2 } : {}),
     ...(webhook ? { webhook } : {}),
+    ...(webhookBatching ? { webhookBatching } : {}),
   };
 }
 

@@ -6,6 +6,7 @@
 // back on shutdown, and taking over rows whose hold lapsed undelivered (the
 // dispatcher holding them died): turned into delivery rows and deleted.
 import { runStatement, type Db, type Statement } from '../../engine/index.ts';
+import type { WebhookBatching } from './delivery-statements.ts';
 
 /** An enabled endpoint as the in-memory path sends to it. */
 export interface EndpointRow {
@@ -17,10 +18,11 @@ export interface EndpointRow {
   previous_secret: string | null;
   previous_secret_expires_at: Date | string | null;
   failing_since: Date | string | null;
+  batching: WebhookBatching | null;
 }
 
 const ENDPOINTS: Statement = {
-  text: `select w.id, w.account, w.url, w.events, w.secret, w.previous_secret, w.previous_secret_expires_at, w.failing_since
+  text: `select w.id, w.account, w.url, w.events, w.secret, w.previous_secret, w.previous_secret_expires_at, w.failing_since, w.batching
 from webhook_endpoints w
 where w.account = any (array(select jsonb_array_elements_text($1::jsonb))) and w.status = 'enabled'`,
 };

@@ -25,6 +25,14 @@ export interface ClaimedDelivery {
   endpointStatus: string | null;
   disabledReason: string | null;
   failingSince: Date | null;
+  /** The endpoint's batched delivery (null: one event per request). */
+  batching: WebhookBatching | null;
+}
+
+/** An endpoint's batched delivery: up to maxEvents events per request, the first waiting at most maxWaitMs. */
+export interface WebhookBatching {
+  maxEvents: number;
+  maxWaitMs: number;
 }
 
 // $1 now, $2 how many, $3 claimed until, $4 jsonb array of endpoint ids not to claim for (busy here).
@@ -42,7 +50,7 @@ const CLAIM: Statement = {
   returning d.id, d.endpoint_id, d.event_id, d.payload, d.attempts, d.next_attempt_at
 )
 select c.id::text as id, c.endpoint_id, c.event_id, c.payload::text as body, c.attempts, w.url, w.secret, w.previous_secret,
-  w.previous_secret_expires_at, w.status as endpoint_status, w.disabled_reason, w.failing_since
+  w.previous_secret_expires_at, w.status as endpoint_status, w.disabled_reason, w.failing_since, w.batching
 from claimed c left join webhook_endpoints w on w.id = c.endpoint_id
 order by c.next_attempt_at, c.id`,
 };
@@ -60,6 +68,7 @@ interface ClaimRow {
   endpoint_status: string | null;
   disabled_reason: string | null;
   failing_since: Date | string | null;
+  batching: WebhookBatching | null;
 }
 
 const asDate = (value: Date | string | null): Date | null => (value === null ? null : value instanceof Date ? value : new Date(value));
@@ -84,6 +93,7 @@ export async function claimDue(db: Db, options: { now: Date; limit: number; unti
     endpointStatus: r.endpoint_status,
     disabledReason: r.disabled_reason,
     failingSince: asDate(r.failing_since),
+    batching: r.batching,
   }));
 }
 

@@ -7,7 +7,8 @@
 // are skipped; a crashed one's claims lapse and are taken over, and so are
 // batch rows whose hold lapsed), sends them with bounded concurrency overall
 // and per endpoint — a slow or hanging endpoint holds only its own few
-// slots, never the others' — and records the outcomes in groups (one
+// slots, never the others'; an endpoint with batched delivery gets its
+// events as arrays, request-body.ts) — and records the outcomes in groups (one
 // statement per group, not per row; a group gathers for up to
 // `recordGatherMs`, since under load deliveries finish a few at a time and
 // each statement has a fixed cost).
@@ -29,9 +30,10 @@ import {
 import { finishBatches, takeOverBatches } from './batch-statements.ts';
 import { FreshBatches, type FreshDelivery } from './fresh-batches.ts';
 import { guardedConnector, type Resolve } from './guarded-connector.ts';
-import { nextDelayMs } from './retry-schedule.ts';
+import { attemptVerdict } from './retry-schedule.ts';
 import { sendAttempt, type Abortable, type AttemptOutcome } from './send-attempt.ts';
 import { OriginPools } from './origin-pools.ts';
+import { requestBody } from './request-body.ts';
 import { signatures } from './signature.ts';
 import { secretSealer, signingKeyCache } from './signing-secret.ts';
 
@@ -103,6 +105,8 @@ interface EndpointLane {
   /** Claimed rows first (their `claimed` count), then deliveries taken in memory. */
   queue: ClaimedDelivery[];
   claimed: number;
+  /** A batched endpoint's wait for more events before it sends fewer than maxEvents. */
+  timer?: ReturnType<typeof setTimeout>;
 }
 
 export function startWebhookDispatcher(options: DispatcherOptions): WebhookDispatcher {
@@ -135,6 +139,8 @@ export function startWebhookDispatcher(options: DispatcherOptions): WebhookDispa
   /** When lapsed batch rows were last looked for (performance.now()). */
   let lastTakeOverAt = -Infinity;
   const lanes = new Map<string, EndpointLane>();
+  /** When each delivery taken in memory joined its lane's queue (performance.now()). */
+  const queuedAt = new WeakMap<ClaimedDelivery, number>();
   let inFlight = 0;
   let running = true;
   /** Ends the loop's wait early (soon after a nudge, a freed slot, or an endpoint that can take more). */
@@ -148,10 +154,6 @@ export function startWebhookDispatcher(options: DispatcherOptions): WebhookDispa
   /** Attempts cut short by stop(): their claims are given back. */
   const abandoned: ClaimedDelivery[] = [];
   let stopped: Promise<void> | undefined;
-
-  function nudge() {
-    wake?.();
-  }
 
   /** The leaders' committed events: turned into deliveries (one at a time, gathering what arrives meanwhile) and queued in the lanes. */
   function take(committed: Parameters<WebhookTaker['take']>[0]) {
@@ -169,11 +171,15 @@ export function startWebhookDispatcher(options: DispatcherOptions): WebhookDispa
         startFlush();
         continue;
       }
+      const at = performance.now();
       for (const d of deliveries) {
         const l = lane(d.endpointId);
         // Queued here beyond this, a delivery could outwait its batch's hold: it goes to the outbox instead.
         if (l.queue.length >= spillAt) fresh.spill(d);
-        else l.queue.push(d);
+        else {
+          l.queue.push(d);
+          queuedAt.set(d, at);
+        }
       }
       for (const id of new Set(deliveries.map((d) => d.endpointId))) pump(id);
       if (fresh.unwritten > 0) scheduleFlush();
@@ -253,15 +259,37 @@ export function startWebhookDispatcher(options: DispatcherOptions): WebhookDispa
     return rows.length;
   }
 
+  /** The deliveries one request to this lane's endpoint carries now; none while a batched endpoint waits for more. */
+  function nextRequest(endpointId: string, l: EndpointLane): ClaimedDelivery[] {
+    const batching = l.queue[0].batching;
+    if (batching === null) return [l.queue.shift()!];
+    // Claimed rows (retries, tests, redeliveries) are due now; events taken in memory may wait for more to join them.
+    if (l.claimed === 0 && l.queue.length < batching.maxEvents) {
+      const waitMs = queuedAt.get(l.queue[0])! + batching.maxWaitMs - performance.now();
+      if (waitMs > 0) {
+        l.timer ??= setTimeout(() => {
+          l.timer = undefined;
+          pump(endpointId);
+        }, waitMs);
+        return [];
+      }
+    }
+    clearTimeout(l.timer);
+    l.timer = undefined;
+    return l.queue.splice(0, batching.maxEvents);
+  }
+
   function pump(endpointId: string) {
     const l = lanes.get(endpointId);
     if (l === undefined) return;
     while (running && inFlight < concurrency && l.inFlight < perEndpoint && l.queue.length > 0) {
-      const delivery = l.queue.shift()!;
-      if (!('fresh' in delivery)) l.claimed--;
+      const request = nextRequest(endpointId, l);
+      if (request.length === 0) break;
+      const claimedRows = request.filter((d) => !('fresh' in d)).length;
+      l.claimed -= Math.min(claimedRows, l.claimed);
       l.inFlight++;
       inFlight++;
-      const attempt = attemptOne(delivery)
+      const attempt = send(request)
         // Nothing in an attempt should throw; if something does, the claim lapses and the delivery is sent again.
         .catch((error: unknown) => options.onError?.(error))
         .finally(() => {
@@ -274,36 +302,31 @@ export function startWebhookDispatcher(options: DispatcherOptions): WebhookDispa
           pump(endpointId);
           for (const id of lanes.keys()) if (inFlight < concurrency) pump(id);
           // The endpoint can take more, or every slot was taken: claim again (not for the in-memory path's deliveries, which no claim found).
-          if (!('fresh' in delivery) && (l.claimed === 0 || wasFull)) wake?.();
+          if (claimedRows > 0 && (l.claimed === 0 || wasFull)) wake?.();
         });
       attempts.add(attempt);
     }
   }
 
-  async function attemptOne(delivery: ClaimedDelivery) {
-    const { body } = delivery;
+  async function send(request: ClaimedDelivery[]) {
+    const first = request[0];
     let outcome: AttemptOutcome;
     try {
       const at = now();
-      const keys = [keyOf(delivery.secret!)];
-      if (delivery.previousSecret !== null && delivery.previousSecretExpiresAt !== null && delivery.previousSecretExpiresAt > at) {
-        keys.push(keyOf(delivery.previousSecret));
+      const keys = [keyOf(first.secret!)];
+      if (first.previousSecret !== null && first.previousSecretExpiresAt !== null && first.previousSecretExpiresAt > at) {
+        keys.push(keyOf(first.previousSecret));
       }
       const timestamp = String(Math.floor(at.getTime() / 1000));
-      const headers = [
-        ...CONSTANT_HEADERS,
-        'webhook-id',
-        delivery.eventId,
-        'webhook-timestamp',
-        timestamp,
-        'webhook-signature',
-        signatures(keys, delivery.eventId, timestamp, body),
-      ];
-      const { pool, path } = pools.target(delivery.url!);
+      const { id, body } = requestBody(request);
+      const headers = [...CONSTANT_HEADERS, 'webhook-id', id, 'webhook-timestamp', timestamp, 'webhook-signature', signatures(keys, id, timestamp, body)];
+      const { pool, path } = pools.target(first.url!);
       const sent = await sendAttempt({ dispatcher: pool, path, headers, body }, { timeoutMs, now, inFlight: inFlightAttempts, stopped: () => !running });
       if (sent === undefined) {
-        if ('fresh' in delivery) fresh.abandon(delivery as FreshDelivery);
-        else abandoned.push(delivery);
+        for (const delivery of request) {
+          if ('fresh' in delivery) fresh.abandon(delivery as FreshDelivery);
+          else abandoned.push(delivery);
+        }
         return;
       }
       outcome = sent;
@@ -311,18 +334,12 @@ export function startWebhookDispatcher(options: DispatcherOptions): WebhookDispa
       // A secret that cannot be opened (ORCA_WEBHOOK_SECRET_KEY missing or changed): a failed attempt that says why.
       outcome = { at: now(), durationMs: 0, error: error instanceof Error ? error.message : String(error) };
     }
-    const ok = outcome.error === undefined;
-    const made = delivery.attempts + 1;
-    const gone = outcome.statusCode === 410;
-    const delay = ok || gone ? undefined : nextDelayMs(made, { schedule: options.schedule, retryAfterMs: outcome.retryAfterMs, random: options.random });
-    const status = ok ? 'delivered' : delay === undefined ? 'failed' : 'pending';
-    const entry = {
-      at: outcome.at.toISOString(),
-      ...(outcome.statusCode !== undefined ? { statusCode: outcome.statusCode } : {}),
-      durationMs: outcome.durationMs,
-      ...(outcome.error !== undefined ? { error: outcome.error } : {}),
-    };
-    const nextAttemptAt = delay === undefined ? null : new Date(outcome.at.getTime() + outcome.durationMs + delay).toISOString();
+    for (const delivery of request) settle(delivery, outcome);
+  }
+
+  /** Records what came of the request that carried `delivery`. */
+  function settle(delivery: ClaimedDelivery, outcome: AttemptOutcome) {
+    const { ok, gone, status, entry, nextAttemptAt } = attemptVerdict(outcome, delivery.attempts, options);
     if ('fresh' in delivery) {
       const d = delivery as FreshDelivery;
       if (ok) fresh.delivered(d, { statusCode: outcome.statusCode!, durationMs: outcome.durationMs, at: entry.at });
@@ -397,7 +414,7 @@ export function startWebhookDispatcher(options: DispatcherOptions): WebhookDispa
   options.attach?.({ holdMs: () => fresh.holdMs(), take });
 
   return {
-    nudge,
+    nudge: () => wake?.(),
     stop() {
       stopped ??= (async () => {
         // Batches committed from now on are written unheld, and those still arriving are given back.
@@ -410,6 +427,7 @@ export function startWebhookDispatcher(options: DispatcherOptions): WebhookDispa
         await admitting;
         fresh.releaseWaiting();
         await Promise.allSettled([...attempts]);
+        for (const l of lanes.values()) clearTimeout(l.timer);
         const queued = [...lanes.values()].flatMap((l) => l.queue);
         for (const d of queued) if ('fresh' in d) fresh.abandon(d as FreshDelivery);
         const untried = [...abandoned, ...queued.filter((d) => !('fresh' in d))];

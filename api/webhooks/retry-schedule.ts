@@ -33,3 +33,24 @@ export function retryAfterMs(header: string | string[] | undefined, now: Date): 
   const at = Date.parse(value);
   return Number.isNaN(at) ? undefined : Math.max(0, at - now.getTime());
 }
+
+/** What an attempt's outcome makes of a delivery that had `attemptsBefore` attempts: its status, log entry and next attempt. */
+export function attemptVerdict(
+  outcome: { at: Date; durationMs: number; statusCode?: number; error?: string; retryAfterMs?: number },
+  attemptsBefore: number,
+  options: { schedule?: readonly number[]; random?: () => number },
+) {
+  const ok = outcome.error === undefined;
+  // 410 Gone: the receiver says the endpoint is no more; no retry (the endpoint is disabled).
+  const gone = outcome.statusCode === 410;
+  const delay = ok || gone ? undefined : nextDelayMs(attemptsBefore + 1, { ...options, retryAfterMs: outcome.retryAfterMs });
+  const status: 'delivered' | 'failed' | 'pending' = ok ? 'delivered' : delay === undefined ? 'failed' : 'pending';
+  const entry = {
+    at: outcome.at.toISOString(),
+    ...(outcome.statusCode !== undefined ? { statusCode: outcome.statusCode } : {}),
+    durationMs: outcome.durationMs,
+    ...(outcome.error !== undefined ? { error: outcome.error } : {}),
+  };
+  const nextAttemptAt = delay === undefined ? null : new Date(outcome.at.getTime() + outcome.durationMs + delay).toISOString();
+  return { ok, gone, status, entry, nextAttemptAt };
+}

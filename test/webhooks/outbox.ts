@@ -18,7 +18,15 @@ export interface TestEndpoint {
 export async function addEndpoint(
   db: Db,
   url: string,
-  options: { account?: string; secret?: string; secretKey?: string; previousSecret?: string; previousSecretExpiresAt?: Date; failingSince?: Date } = {},
+  options: {
+    account?: string;
+    secret?: string;
+    secretKey?: string;
+    previousSecret?: string;
+    previousSecretExpiresAt?: Date;
+    failingSince?: Date;
+    batching?: { maxEvents: number; maxWaitMs: number };
+  } = {},
 ): Promise<TestEndpoint> {
   const sealer = secretSealer(options.secretKey);
   const endpoint = {
@@ -35,6 +43,7 @@ export async function addEndpoint(
     previousSecret: options.previousSecret === undefined ? null : sealer.seal(options.previousSecret),
     previousSecretExpiresAt: options.previousSecretExpiresAt ?? null,
     failingSince: options.failingSince ?? null,
+    batching: options.batching ?? null,
   });
   return endpoint;
 }
