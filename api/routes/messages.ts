@@ -13,11 +13,11 @@ export const register: RegisterRoutes = async (app, ctx) => {
       method: 'POST',
       path: '/api/v1/messages',
       summary:
-        'Extension: publish a message. It correlates to every waiting subscription (receive task, message catch event, message boundary event, ' +
+        'Extension: publish a message. It correlates to a waiting subscription (receive task, message catch event, message boundary event, ' +
         'message event subprocess start, event-based gateway branch) whose message name matches and whose correlation key, evaluated when the ' +
-        'wait began, equals it — at most once per instance; a job-based wait it completes has its job withdrawn. It starts an instance of the ' +
-        'latest version of each process with a message start event of that name (1 credit each). With a timeToLive it stays buffered for ' +
-        'subscriptions opened later. 201 with the message key.',
+        'wait began, equals it — one instance of each process (BPMN process id), at most once per instance, as Zeebe 8 does; a job-based wait ' +
+        'it completes has its job withdrawn. It starts an instance of the latest version of each other process with a message start event of ' +
+        'that name (1 credit each). With a timeToLive it stays buffered for subscriptions opened later. 201 with the message key.',
       tags: ['messages'],
       auth: 'apiKey',
       extension: true,

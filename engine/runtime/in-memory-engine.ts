@@ -12,7 +12,7 @@ import { apply } from './apply.ts';
 import { bookEffect, keepHistory, type InMemoryBooks } from './in-memory-books.ts';
 import { visibleVariables } from './behavior/variables.ts';
 import { childStartCommand, type StartChild } from './child-start.ts';
-import { MessageBuffer, SubscriptionIndex } from './message-buffer.ts';
+import { MessageBuffer, SubscriptionIndex, type PublishedMessage } from './message-buffer.ts';
 import { MessageStartGate, type EndedStart, type StartedByMessage } from './message-start-gate.ts';
 import { messageStartsOf, signalStartsOf } from './message-starts.ts';
 import { startTimersOf } from './start-timers.ts';
@@ -39,16 +39,6 @@ export interface InMemoryEngineOptions {
    * command is dropped.
    */
   route?: (instanceKey: string, command: Command) => void;
-}
-
-/** A message to publish (extension): Zeebe's PublishMessage. */
-export interface PublishedMessage {
-  name: string;
-  correlationKey?: string;
-  variables?: Variables;
-  /** How long it stays buffered for subscriptions opened later, ms; 0 (the default) = not buffered. */
-  timeToLive?: number;
-  messageId?: string;
 }
 
 export class CommandRejected extends Error {
@@ -81,8 +71,6 @@ export class InMemoryEngine {
     timers: new Map(),
     histories: new Map(),
   };
-  /** job key → instance key, for routing job commands. */
-  /** job type → queued job offers (FIFO). */
   /** Commands for other instances, applied after the one that produced them. */
   private readonly outbox: { instanceKey: string; command: Command }[] = [];
   /** Signals thrown by throw and end events (extension), broadcast once the command that threw them is done; with the thrower's signal generation. */
@@ -220,9 +208,9 @@ export class InMemoryEngine {
   }
 
   /**
-   * Publishes a message (extension): it correlates to every instance with a
-   * matching open subscription (once each), starts an instance of each
-   * deployed process with a message start event of that name (none while
+   * Publishes a message (extension): it correlates to the first instance of
+   * each process with a matching open subscription, starts an instance of each
+   * other deployed process with a message start event of that name (none while
    * an instance a message with this non-empty key started is active), and,
    * with a time to live, stays buffered for subscriptions opened later.
    * Returns the message key and the instances it started.
@@ -236,7 +224,12 @@ export class InMemoryEngine {
     }
     const messageKey = this.nextKey();
     const variables = message.variables ?? {};
+    // Zeebe's cardinality: the first waiting instance of each process (by BPMN process id) gets it, and a process one got it starts none.
+    const processes = new Set<string>();
     for (const instanceKey of this.subscriptions.instancesFor('', message.name, correlationKey)) {
+      const bpmnProcessId = this.instances.get(instanceKey)!.bpmnProcessId;
+      if (processes.has(bpmnProcessId)) continue;
+      processes.add(bpmnProcessId);
       this.outbox.push({ instanceKey, command: { type: 'correlateMessage', messageKey, name: message.name, correlationKey, variables } });
     }
     this.drainOutbox();
@@ -244,15 +237,15 @@ export class InMemoryEngine {
     const by = { messageKey, name: message.name, correlationKey };
     for (const { model } of [...this.models.values()]) {
       for (const start of messageStartsOf(model)) {
-        if (start.name !== message.name || !this.gate.open('', model.id, message.name, correlationKey)) continue;
+        if (start.name !== message.name || processes.has(model.id) || !this.gate.open('', model.id, message.name, correlationKey)) continue;
+        processes.add(model.id);
         startedInstances.push(this.launch(model.id, variables, start.elementId, by));
         this.drainOutbox();
       }
     }
     const ttl = message.timeToLive ?? 0;
-    if (ttl > 0) {
-      this.buffer.add({ key: messageKey, account: '', name: message.name, correlationKey, variables, expiresAt: now + ttl, messageId: message.messageId });
-    }
+    const { name, messageId } = message;
+    if (ttl > 0) this.buffer.add({ key: messageKey, account: '', name, correlationKey, variables, expiresAt: now + ttl, messageId, processes });
     return { messageKey, startedInstances };
   }
 
@@ -398,8 +391,9 @@ export class InMemoryEngine {
     const { bpmnProcessId, name, correlationKey } = ended;
     const model = this.models.get(bpmnProcessId)?.model;
     const start = model && messageStartsOf(model).find((s) => s.name === name);
-    const next = this.buffer.firstAfter('', name, correlationKey, ended.messageKey, this.now());
+    const next = this.buffer.firstAfter('', bpmnProcessId, name, correlationKey, ended.messageKey, this.now());
     if (start === undefined || next === undefined || !this.gate.open('', bpmnProcessId, name, correlationKey)) return;
+    this.buffer.wentTo(next.key, bpmnProcessId);
     this.launch(bpmnProcessId, next.variables, start.elementId, { messageKey: next.key, name, correlationKey });
   }
 
@@ -424,9 +418,11 @@ export class InMemoryEngine {
           const s = effect.subscription;
           this.subscriptions.open('', instance.key, s);
           if (s.signal === true) break;
-          // A buffered message the instance has not had yet correlates at once.
-          const command = this.buffer.correlationFor('', s, this.now(), instance.correlatedMessages);
-          if (command !== undefined) this.outbox.push({ instanceKey: instance.key, command });
+          // A buffered message neither the instance nor another of its process had yet correlates at once.
+          const command = this.buffer.correlationFor('', instance.bpmnProcessId, s, this.now(), instance.correlatedMessages);
+          if (command === undefined) break;
+          this.buffer.wentTo(command.messageKey, instance.bpmnProcessId);
+          this.outbox.push({ instanceKey: instance.key, command });
           break;
         }
         case 'closeSubscription':

@@ -5,9 +5,22 @@
 // in-memory engine, and each partition leader (rebuilt from Postgres at
 // recovery). Pure data structures, no I/O, no clock of their own. Expiry
 // pops from a min-heap on the deadline, so it never scans every message.
+// A buffered message remembers the processes it went to (Zeebe's
+// cardinality: one instance of each process, by BPMN process id), so it is
+// not offered again to another instance of one of them.
 import type { Command, MessageSubscription, Variables } from './types.ts';
 
 type CorrelateMessage = Extract<Command, { type: 'correlateMessage' }>;
+
+/** A message to publish (extension): Zeebe's PublishMessage. */
+export interface PublishedMessage {
+  name: string;
+  correlationKey?: string;
+  variables?: Variables;
+  /** How long it stays buffered for subscriptions opened later, ms; 0 (the default) = not buffered. */
+  timeToLive?: number;
+  messageId?: string;
+}
 
 export interface BufferedMessage {
   key: string;
@@ -18,6 +31,8 @@ export interface BufferedMessage {
   /** Epoch ms after which it no longer correlates. */
   expiresAt: number;
   messageId?: string;
+  /** The processes (BPMN process ids) an instance of which the message went to, as far as its holder knows. */
+  processes?: Set<string>;
 }
 
 function slot(account: string, name: string, correlationKey: string): string {
@@ -61,23 +76,37 @@ export class MessageBuffer {
     this.up(this.heap.length - 1);
   }
 
+  get(key: string): BufferedMessage | undefined {
+    return this.byKey.get(key);
+  }
+
+  /** Notes that the message went to an instance of `bpmnProcessId`: no other instance of that process gets it from here. */
+  wentTo(key: string, bpmnProcessId: string): void {
+    const message = this.byKey.get(key);
+    if (message !== undefined) (message.processes ??= new Set()).add(bpmnProcessId);
+  }
+
   /** The live message with this messageId (Zeebe's uniqueness: name, correlation key and id). */
   withMessageId(account: string, name: string, correlationKey: string, messageId: string, now: number): BufferedMessage | undefined {
     return this.bySlot.get(slot(account, name, correlationKey))?.find((m) => m.messageId === messageId && m.expiresAt > now);
   }
 
-  /** The first live message for a subscription of `account` that `skip` (already correlated to its instance) does not exclude. */
-  firstFor(account: string, name: string, correlationKey: string, now: number, skip: readonly string[] | undefined): BufferedMessage | undefined {
-    return this.bySlot.get(slot(account, name, correlationKey))?.find((m) => m.expiresAt > now && !(skip?.includes(m.key) ?? false));
-  }
-
   /**
    * The command that correlates, to subscription `s` an instance of
-   * `account` just opened, the first live message it has not had yet
-   * (`correlated`); undefined when none is buffered.
+   * `bpmnProcessId` of `account` just opened, the first live message that
+   * neither it (`correlated`) nor another instance of its process had yet;
+   * undefined when none is buffered.
    */
-  correlationFor(account: string, s: MessageSubscription, now: number, correlated: readonly string[] | undefined): CorrelateMessage | undefined {
-    const buffered = this.firstFor(account, s.name, s.correlationKey, now, correlated);
+  correlationFor(
+    account: string,
+    bpmnProcessId: string,
+    s: Pick<MessageSubscription, 'key' | 'name' | 'correlationKey'>,
+    now: number,
+    correlated: readonly string[] | undefined,
+  ): CorrelateMessage | undefined {
+    const buffered = this.bySlot
+      .get(slot(account, s.name, s.correlationKey))
+      ?.find((m) => m.expiresAt > now && !(correlated?.includes(m.key) ?? false) && !(m.processes?.has(bpmnProcessId) ?? false));
     if (buffered === undefined) return undefined;
     const { name, correlationKey, key: subscriptionKey } = s;
     return { type: 'correlateMessage', messageKey: buffered.key, name, correlationKey, variables: buffered.variables, subscriptionKey };
@@ -88,8 +117,10 @@ export class MessageBuffer {
    * (by key: a partition's keys, like the in-memory engine's, only grow), for
    * a message start event whose instance ended (message-start-gate.ts).
    */
-  firstAfter(account: string, name: string, correlationKey: string, after: string, now: number): BufferedMessage | undefined {
-    return this.bySlot.get(slot(account, name, correlationKey))?.find((m) => m.expiresAt > now && keyAfter(m.key, after));
+  firstAfter(account: string, bpmnProcessId: string, name: string, correlationKey: string, after: string, now: number): BufferedMessage | undefined {
+    return this.bySlot
+      .get(slot(account, name, correlationKey))
+      ?.find((m) => m.expiresAt > now && keyAfter(m.key, after) && !(m.processes?.has(bpmnProcessId) ?? false));
   }
 
   /** Removes and returns every message whose time to live is over. */

@@ -62,12 +62,14 @@ describe('messages (extension): waits SPEC.md makes jobs', () => {
     expect(engine.instance(key)!.state).toBe('COMPLETED');
   });
 
-  it('one message reaches every instance waiting for it, each once', () => {
+  it('one message reaches the first waiting instance of a process, not the others (Zeebe 8: one per process)', () => {
     const engine = engineWith(waitModel(catchEvent('w', 'M')));
     const a = engine.start('p', { orderId: 'o' });
     const b = engine.start('p', { orderId: 'o' });
     engine.publishMessage({ name: 'paid', correlationKey: 'o' });
-    expect([engine.instance(a)!.state, engine.instance(b)!.state]).toEqual(['COMPLETED', 'COMPLETED']);
+    expect([engine.instance(a)!.state, engine.instance(b)!.state]).toEqual(['COMPLETED', 'ACTIVE']);
+    engine.publishMessage({ name: 'paid', correlationKey: 'o' });
+    expect(engine.instance(b)!.state).toBe('COMPLETED');
   });
 
   it('an event-based gateway takes the branch of the message that arrives', () => {
@@ -269,5 +271,54 @@ describe('messages (extension): message start, throw and end events', () => {
     expect(engine.instance(key)!.state).toBe('ACTIVE');
     engine.completeJob(reply.key);
     expect(engine.instance(key)!.state).toBe('COMPLETED');
+  });
+});
+
+describe("messages (extension): Zeebe's cardinality — one instance per process", () => {
+  const waits = (id: string) =>
+    `<bpmn:process id="${id}" isExecutable="true">` +
+    start(`${id}-start`) +
+    catchEvent(`${id}-w`, 'M') +
+    end(`${id}-end`) +
+    flow(`${id}-f1`, `${id}-start`, `${id}-w`) +
+    flow(`${id}-f2`, `${id}-w`, `${id}-end`) +
+    '</bpmn:process>';
+  const starts = (id: string) =>
+    `<bpmn:process id="${id}" isExecutable="true">` +
+    `<bpmn:startEvent id="${id}-ms"><bpmn:messageEventDefinition messageRef="M"/></bpmn:startEvent>` +
+    service(`${id}-work`, 'work') +
+    flow(`${id}-f1`, `${id}-ms`, `${id}-work`) +
+    '</bpmn:process>';
+  const twoProcesses = definitions(message('M', 'paid') + waits('p') + waits('q'));
+
+  it('a message reaches one waiting instance of each process: the first of p and the one of q', () => {
+    const engine = engineWith(twoProcesses);
+    const [p1, p2] = [engine.start('p', { orderId: 'o' }), engine.start('p', { orderId: 'o' })];
+    const q1 = engine.start('q', { orderId: 'o' });
+    engine.publishMessage({ name: 'paid', correlationKey: 'o' });
+    expect([p1, p2, q1].map((k) => engine.instance(k)!.state)).toEqual(['COMPLETED', 'ACTIVE', 'COMPLETED']);
+  });
+
+  it('a buffered message goes to one instance of each process, however many open a wait for it later', () => {
+    const clock = fakeClock();
+    const engine = engineWith(twoProcesses, { now: clock.now });
+    engine.publishMessage({ name: 'paid', correlationKey: 'o', timeToLive: 60_000, variables: { early: true } });
+    const p1 = engine.start('p', { orderId: 'o' });
+    const p2 = engine.start('p', { orderId: 'o' });
+    const q1 = engine.start('q', { orderId: 'o' });
+    expect([p1, p2, q1].map((k) => engine.instance(k)!.state)).toEqual(['COMPLETED', 'ACTIVE', 'COMPLETED']);
+    // A second buffered message is the next one p2 may have.
+    engine.publishMessage({ name: 'paid', correlationKey: 'o', timeToLive: 60_000 });
+    expect(engine.instance(p2)!.state).toBe('COMPLETED');
+    const p3 = engine.start('p', { orderId: 'o' });
+    expect(engine.instance(p3)!.state).toBe('ACTIVE');
+  });
+
+  it('a process whose waiting instance had the message starts none by it; another process with a message start does', () => {
+    const engine = engineWith(definitions(message('M', 'paid') + waits('p') + starts('s')));
+    const waiting = engine.start('p', { orderId: 'o' });
+    const { startedInstances } = engine.publishMessage({ name: 'paid', correlationKey: 'o' });
+    expect(engine.instance(waiting)!.state).toBe('COMPLETED');
+    expect(startedInstances.map((k) => engine.instance(k)!.bpmnProcessId)).toEqual(['s']);
   });
 });

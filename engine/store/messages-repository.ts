@@ -4,11 +4,30 @@
 // (its expiry heap pops them at once), so a batch that failed after popping
 // leaves none behind. Rows that expired at the epoch are not messages but
 // the outbox rows of thrown signals (partition/leader/signals.ts). Written
-// only through commit-batch.ts.
-import { asc, eq } from 'drizzle-orm';
-import type { Db } from './db.ts';
+// only through commit-batch.ts — except the claims of Zeebe's message
+// cardinality (message_correlations), which a leader makes before it
+// applies a correlation, each in a statement of its own.
+import { asc, eq, sql } from 'drizzle-orm';
+import { rows, type Db } from './db.ts';
 import { guarded } from './errors.ts';
 import { bufferedMessages } from './schema.ts';
+
+/** A claim on a message for an instance of a process (message_correlations). */
+export interface CorrelationClaim {
+  messageKey: string;
+  bpmnProcessId: string;
+  instanceKey: string;
+  partition: number;
+  /** When the claim may be pruned (epoch ms). */
+  expiresAt: number;
+}
+
+/** Who holds a (message, process) pair. */
+export interface CorrelationHolder {
+  messageKey: string;
+  bpmnProcessId: string;
+  instanceKey: string;
+}
 
 export type BufferedMessageRecord = typeof bufferedMessages.$inferSelect;
 
@@ -22,5 +41,48 @@ export function messagesRepository(db: Db) {
       .orderBy(asc(bufferedMessages.createdAt), asc(bufferedMessages.key));
   }
 
-  return guarded({ loadBufferedMessages });
+  /**
+   * Claims each (message, process) pair of `wanted` for the first instance
+   * `wanted` names for it, unless it is held; returns the holder of each
+   * pair as this statement saw it. A pair another statement is claiming at
+   * the same moment is waited for and then left out (refused).
+   */
+  async function claimCorrelations(wanted: readonly CorrelationClaim[]): Promise<CorrelationHolder[]> {
+    if (wanted.length === 0) return [];
+    const json = JSON.stringify(
+      wanted.map((w, o) => ({ o, m: w.messageKey, b: w.bpmnProcessId, i: w.instanceKey, p: w.partition, e: new Date(w.expiresAt).toISOString() })),
+    );
+    return rows<CorrelationHolder>(
+      db,
+      sql`with firsts as (
+  select distinct on (x.m, x.b) x.m, x.b, x.i, x.p, x.e
+  from jsonb_to_recordset(${json}::jsonb) as x(o int, m int8, b text, i int8, p int, e timestamptz)
+  order by x.m, x.b, x.o
+), claimed as (
+  insert into message_correlations (message_key, bpmn_process_id, instance_key, partition, expires_at)
+  select m, b, i, p, e from firsts
+  on conflict (message_key, bpmn_process_id) do nothing
+  returning message_key, bpmn_process_id, instance_key
+)
+select message_key::text as "messageKey", bpmn_process_id as "bpmnProcessId", instance_key::text as "instanceKey" from claimed
+union all
+select c.message_key::text, c.bpmn_process_id, c.instance_key::text
+from message_correlations c join firsts f on c.message_key = f.m and c.bpmn_process_id = f.b`,
+    );
+  }
+
+  /** Deletes up to `limit` claims of `partition` that expired before `now`; how many. */
+  async function pruneCorrelations(partition: number, now: number, limit: number): Promise<number> {
+    const gone = await rows<{ n: number }>(
+      db,
+      sql`with gone as (
+  delete from message_correlations where ctid = any (array(
+    select ctid from message_correlations where partition = ${partition} and expires_at < ${new Date(now).toISOString()}::timestamptz limit ${limit}))
+  returning 1
+) select count(*)::int as n from gone`,
+    );
+    return gone[0]?.n ?? 0;
+  }
+
+  return guarded({ loadBufferedMessages, claimCorrelations, pruneCorrelations });
 }

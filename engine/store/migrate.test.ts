@@ -38,6 +38,7 @@ const TABLES = [
   'login_codes',
   'mail_outbox',
   'mailbox_messages',
+  'message_correlations',
   'partitions',
   'platform_apps',
   'request_keys',

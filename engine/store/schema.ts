@@ -199,6 +199,29 @@ export const bufferedMessages = pgTable(
   (t) => [primaryKey({ columns: [t.partition, t.key] }), index('buffered_messages_partition_expiry_idx').on(t.partition, t.expiresAt)],
 );
 
+/**
+ * Zeebe's message cardinality (extension, docs/messages.md): which instance
+ * of each process (BPMN process id, any version) a message went to — at
+ * most one. The leader of the instance's partition claims the pair before
+ * it applies the correlation; the first claim wins, and the same instance
+ * claiming again (its batch built again after a leader stopped) still
+ * holds it. Rows outlive their message by a grace period (a delivery sent
+ * again must still find them), then each leader prunes its partition's
+ * through the (partition, expires_at) index.
+ */
+export const messageCorrelations = pgTable(
+  'message_correlations',
+  {
+    messageKey: key('message_key').notNull(),
+    bpmnProcessId: text('bpmn_process_id').notNull(),
+    instanceKey: key('instance_key').notNull(),
+    /** The partition of the instance (whose leader made the claim and prunes it). */
+    partition: integer('partition').notNull(),
+    expiresAt: instant('expires_at').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.messageKey, t.bpmnProcessId] }), index('message_correlations_partition_expiry_idx').on(t.partition, t.expiresAt)],
+);
+
 export const incidents = pgTable(
   'incidents',
   {

@@ -184,9 +184,14 @@ describe('POST /api/v1/messages (extension)', () => {
     await waitingAt(key, 'waitShipped');
     const detail = await api.call('GET', `/api/v1/process-instances/${key}`, { apiKey });
     expect(detail.json.variables).toMatchObject({ early: true });
-    // Other instances waiting for it later get it too, each once.
+    // Another instance of the process waiting for it later does not get it (one per process): a second message moves it.
     const second = await startInstance(api, apiKey, 'msg-waits', { orderId: 'B-1' });
+    await waitingAt(second, 'waitPaid');
+    expect((await publish({ name: 'paid', correlationKey: 'B-1', variables: { late: true } })).status).toBe(201);
     await waitingAt(second, 'waitShipped');
+    const secondDetail = await api.call('GET', `/api/v1/process-instances/${second}`, { apiKey });
+    expect(secondDetail.json.variables).toMatchObject({ late: true });
+    expect(secondDetail.json.variables).not.toHaveProperty('early');
   });
 
   it('a second publish with the messageId of a buffered message is a 409 and publishes nothing', async () => {

@@ -14,9 +14,10 @@ export const messageTools = [
     name: 'orca.publish_message',
     title: 'Publish a message',
     description:
-      'Extension: publishes a message. It reaches every waiting receive task, message catch event, message boundary event and message ' +
-      'event subprocess whose message name matches and whose correlation key (evaluated when the wait began) equals correlationKey, at most ' +
-      'once per instance, and starts an instance of each process whose latest version has a message start event of that name (1 credit each). ' +
+      'Extension: publishes a message. It reaches a waiting receive task, message catch event, message boundary event or message ' +
+      'event subprocess whose message name matches and whose correlation key (evaluated when the wait began) equals correlationKey: one ' +
+      'instance of each process, at most once per instance (Zeebe 8), and starts an instance of each other process whose latest version has ' +
+      'a message start event of that name (1 credit each). ' +
       'With timeToLive (ms) it stays buffered for waits opened later; messageId makes a second publish while it is buffered a CONFLICT. ' +
       'Pass idempotencyKey to make a retry safe after a timeout (the same key answers the first publish).',
     session: true,

@@ -83,26 +83,33 @@ export class BufferedStarts {
     if (!started && taken.granted > 0) void taken.refund(1).catch(() => {});
   }
 
+  /** Starts an instance by the first live message after the ended one's that no instance of the process had (message-claims.ts). */
   private async start(start: PendingStart, work: BatchWork): Promise<boolean> {
-    const { account, name, correlationKey } = start;
-    const next = this.state.buffer.firstAfter(account, name, correlationKey, start.messageKey, Date.now());
-    if (next === undefined) return false;
-    const target = (await messageStartTargets(this.models, account, name)).find((t) => t.bpmnProcessId === start.bpmnProcessId);
+    const { account, bpmnProcessId, name, correlationKey } = start;
+    const target = (await messageStartTargets(this.models, account, name)).find((t) => t.bpmnProcessId === bpmnProcessId);
     if (target === undefined) return false;
-    const ctx = this.contexts.of(target.model, target.view, null, target.version);
-    const result = apply(
-      null,
-      {
-        type: 'start',
-        variables: next.variables,
-        version: target.version,
-        startEventId: target.elementId,
-        message: { messageKey: next.key, name, correlationKey },
-      },
-      ctx,
-    );
-    if (!result.ok) return false;
-    this.effects.settle(account, null, result, work, target.model);
-    return true;
+    let after = start.messageKey;
+    for (;;) {
+      const next = this.state.buffer.firstAfter(account, bpmnProcessId, name, correlationKey, after, Date.now());
+      if (next === undefined) return false;
+      after = next.key;
+      const ctx = this.contexts.of(target.model, target.view, null, target.version);
+      const result = apply(
+        null,
+        {
+          type: 'start',
+          variables: next.variables,
+          version: target.version,
+          startEventId: target.elementId,
+          message: { messageKey: next.key, name, correlationKey },
+        },
+        ctx,
+      );
+      if (!result.ok) return false;
+      const claim = { instanceKey: result.instance.key, bpmnProcessId };
+      if (!(await this.state.claims.claim(next.key, next.expiresAt, [claim])).has(claim.instanceKey)) continue;
+      this.effects.settle(account, null, result, work, target.model);
+      return true;
+    }
   }
 }

@@ -149,7 +149,7 @@ export class Effects {
           applySharedEffect(effect, target, work, this.hot, this.internal);
           break;
         case 'openSubscription':
-          this.messages.opened(account, instance.key, instance.correlatedMessages, effect.subscription);
+          this.messages.opened(account, instance, effect.subscription);
           break;
         case 'closeSubscription':
           this.messages.closed(account, effect.subscription);

@@ -19,6 +19,7 @@ import type { HotInstances } from './hot-instances.ts';
 import type { SignalCommands } from './signals.ts';
 import type { StartTimers } from './start-timers.ts';
 import type { BufferedStarts, PendingStart } from './buffered-starts.ts';
+import type { MessageState } from './messages.ts';
 import type { TakenStarts } from '../event-start-charges.ts';
 
 /** Work for an instance that does not come from the stream: timers, parent/child messages, child starts. */
@@ -62,6 +63,7 @@ export class InternalWork {
     private readonly signals: SignalCommands,
     private readonly cases: CaseCommands,
     private readonly bufferedStarts: BufferedStarts,
+    private readonly messages: MessageState,
   ) {}
 
   /** Runs one item; `why` says why its unit is condemned (a timer whose firing could not be stored). */
@@ -102,7 +104,11 @@ export class InternalWork {
         );
         return;
       }
-      await this.executor.applyTo(hot, item.command, work);
+      let command: Command | undefined = item.command;
+      // A buffered message offered to a subscription just opened goes only to the instance that claims it (message-claims.ts).
+      if (command.type === 'correlateMessage' && command.subscriptionKey !== undefined)
+        command = await this.messages.claimOffered(item.account, hot.instance, command);
+      if (command !== undefined) await this.executor.applyTo(hot, command, work);
       return;
     }
     const { effect, account, parentKey } = item;

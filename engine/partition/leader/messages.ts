@@ -6,19 +6,20 @@
 // account, name and correlation key), which alone answers messageId
 // uniqueness and starts instances by message start events;
 // deliverMessage brings the same message to every other partition. Each
-// correlates to its own waiting instances and buffers its own copy, so a
+// correlates to its own waiting instances — one of each process, claimed in
+// Postgres first (message-claims.ts) — and buffers its own copy, so a
 // subscription opened later on any partition finds the message where it
 // is. It also indexes signal subscriptions and deletes the outbox rows of
 // thrown signals (signals.ts) once they are delivered, and keeps Zeebe's
 // rule for message start events (one active message-started instance per
 // process and correlation key, runtime/message-start-gate.ts; the starts a
 // buffered message makes once one ends, buffered-starts.ts). Everything it
-// changes goes into the batch like any other write.
+// changes goes into the batch like any other write, but the claims.
 import { LIMITS } from '../../limits.ts';
 import { apply } from '../../runtime/apply.ts';
 import { MessageBuffer, SubscriptionIndex, type BufferedMessage } from '../../runtime/message-buffer.ts';
 import { MessageStartGate } from '../../runtime/message-start-gate.ts';
-import type { HistoryRecord, MessageSubscription, ProcessInstance, Variables } from '../../runtime/types.ts';
+import type { Command, HistoryRecord, MessageSubscription, ProcessInstance, Variables } from '../../runtime/types.ts';
 import type { BufferedMessageRecord, Store } from '../../store/index.ts';
 import type { CommandReply, EngineCommand } from '../commands.ts';
 import type { KeyGenerator } from '../keys.ts';
@@ -28,8 +29,9 @@ import type { BatchWork } from './batch-work.ts';
 import type { Contexts } from './context.ts';
 import type { Effects } from './effects.ts';
 import type { Executor } from './execute.ts';
-import type { HotInstances } from './hot-instances.ts';
+import type { Hot, HotInstances } from './hot-instances.ts';
 import type { PendingStart } from './buffered-starts.ts';
+import { MessageClaims, type ClaimCandidate } from './message-claims.ts';
 import type { Internal } from './internal-work.ts';
 
 /** The expiry that marks a buffered_messages row as a thrown signal's outbox row (signals.ts): no published message expires before it is written. */
@@ -51,6 +53,7 @@ export interface RecoveredRows {
 }
 
 type MessageCommand = Extract<EngineCommand, { kind: 'publishMessage' | 'deliverMessage' }>;
+type CorrelateMessage = Extract<Command, { type: 'correlateMessage' }>;
 
 /** The buffer and the subscription index; Effects tells it of subscriptions as instances open and close them. */
 export class MessageState {
@@ -58,6 +61,8 @@ export class MessageState {
   readonly index = new SubscriptionIndex();
   /** Which message-started instance (or buffered start on its way) holds each process and correlation key. */
   readonly gate = new MessageStartGate();
+  /** Which instance of each process a message went to (Zeebe's cardinality, message-claims.ts). */
+  readonly claims: MessageClaims;
   /** Thrown signals' outbox rows (signals.ts) whose delivery every partition confirmed, deleted with the next batch. */
   private readonly released: string[] = [];
 
@@ -66,15 +71,43 @@ export class MessageState {
     private readonly internal: Internal[],
     /** Keys of the pending-start rows. */
     private readonly keys: KeyGenerator,
-  ) {}
+    store: Pick<Store, 'messages'>,
+    partition: number,
+  ) {
+    this.claims = new MessageClaims(store, partition, this.buffer);
+  }
 
-  /** A subscription opened: indexed, and a buffered message the instance has not had yet correlates in this batch. */
-  opened(account: string, instanceKey: string, correlated: readonly string[] | undefined, s: MessageSubscription): void {
-    this.index.open(account, instanceKey, s);
+  /** A subscription opened: indexed, and a buffered message neither the instance nor another of its process had is offered in this batch. */
+  opened(account: string, instance: ProcessInstance, s: MessageSubscription): void {
+    this.index.open(account, instance.key, s);
     // Signals are not buffered.
-    if (s.signal === true) return;
-    const command = this.buffer.correlationFor(account, s, Date.now(), correlated);
-    if (command !== undefined) this.internal.push({ kind: 'command', account, instanceKey, command });
+    if (s.signal !== true) this.offer(account, instance, s);
+  }
+
+  private offer(account: string, instance: ProcessInstance, s: Pick<MessageSubscription, 'key' | 'name' | 'correlationKey'>): void {
+    const command = this.buffer.correlationFor(account, instance.bpmnProcessId, s, Date.now(), instance.correlatedMessages);
+    if (command !== undefined) this.internal.push({ kind: 'command', account, instanceKey: instance.key, command });
+  }
+
+  /**
+   * A buffered message offered to a subscription (opened()), claimed for
+   * the instance before it is applied: the command to apply, or, when
+   * another instance of its process had that message, the next message it
+   * may have (claimed likewise); undefined when none is left.
+   */
+  async claimOffered(account: string, instance: ProcessInstance, offered: CorrelateMessage): Promise<CorrelateMessage | undefined> {
+    const s = { key: offered.subscriptionKey!, name: offered.name, correlationKey: offered.correlationKey };
+    let command: CorrelateMessage | undefined = offered;
+    while (command !== undefined) {
+      const message = this.buffer.get(command.messageKey);
+      if (message !== undefined && message.expiresAt > Date.now()) {
+        const won = await this.claims.claim(message.key, message.expiresAt, [{ instanceKey: instance.key, bpmnProcessId: instance.bpmnProcessId }]);
+        if (won.has(instance.key)) return command;
+      }
+      // The message expired, or its process had it (claim() noted that in the buffer): the next one, if any.
+      command = this.buffer.correlationFor(account, instance.bpmnProcessId, s, Date.now(), [...(instance.correlatedMessages ?? []), command.messageKey]);
+    }
+    return undefined;
   }
 
   closed(account: string, s: MessageSubscription): void {
@@ -91,7 +124,7 @@ export class MessageState {
   settled(account: string, instance: ProcessInstance, records: readonly HistoryRecord[], work: BatchWork): void {
     const ended = this.gate.settled(account, instance, records);
     if (ended === undefined) return;
-    const next = this.buffer.firstAfter(account, ended.name, ended.correlationKey, ended.messageKey, Date.now());
+    const next = this.buffer.firstAfter(account, ended.bpmnProcessId, ended.name, ended.correlationKey, ended.messageKey, Date.now());
     if (next === undefined) return;
     const token = `after:${ended.messageKey}`;
     this.gate.hold(account, ended.bpmnProcessId, ended.name, ended.correlationKey, token);
@@ -150,6 +183,8 @@ export class MessageState {
     hot.each((h) => {
       this.index.remember(h.account, h.instance.key, h.instance.subscriptions);
       this.gate.remember(h.account, h.instance);
+      // A claim whose correlation a lost batch did not store is still its instance's: buffered messages are offered again.
+      for (const s of Object.values(h.instance.subscriptions ?? {})) if (s.signal !== true) this.offer(h.account, h.instance, s);
     });
     return { outbox, pendingStarts: pending.map((row) => this.pendingStart(row)) };
   }
@@ -160,7 +195,7 @@ export class MessageState {
     const { account, name, correlationKey } = row;
     const token = `after:${after}`;
     if (this.gate.open(account, bpmnProcessId, name, correlationKey)) this.gate.hold(account, bpmnProcessId, name, correlationKey, token);
-    const next = this.buffer.firstAfter(account, name, correlationKey, after, Date.now());
+    const next = this.buffer.firstAfter(account, bpmnProcessId, name, correlationKey, after, Date.now());
     return { account, bpmnProcessId, name, correlationKey, messageKey: after, token, reference: next?.key ?? after, marker: String(row.key) };
   }
 }
@@ -195,24 +230,35 @@ export class MessageCommands {
     if (timeToLive > 0 && this.state.buffer.countOf(account) >= limit) return { ok: true, value: { published: false, reason: 'bufferFull', limit } };
     const message: BufferedMessage = { key: this.keys.next(), account, name, correlationKey, variables: command.variables, expiresAt: now + timeToLive };
     if (messageId !== undefined) message.messageId = messageId;
-    await this.correlate(message, work, executor);
-    const started = command.maxStarts > 0 ? await this.start(message, command.maxStarts, work) : 0;
+    const reached = await this.correlate(message, work, executor);
+    const started = command.maxStarts > 0 ? await this.start(message, command.maxStarts, reached, work) : 0;
     if (timeToLive > 0) this.buffer(message, work);
     return { ok: true, value: { published: true, messageKey: message.key, started, expiresAt: message.expiresAt } };
   }
 
-  /** Every instance of this partition waiting for the message gets it, once each. */
-  private async correlate(message: Omit<BufferedMessage, 'expiresAt'>, work: BatchWork, executor: Executor): Promise<void> {
+  /**
+   * The first instance of each process waiting for the message on this
+   * partition gets it, unless an instance of that process elsewhere had it
+   * (message-claims.ts); the processes it went to or had gone to.
+   */
+  private async correlate(message: BufferedMessage, work: BatchWork, executor: Executor): Promise<Set<string>> {
+    const candidates: (ClaimCandidate & { hot: Hot })[] = [];
     for (const instanceKey of this.state.index.instancesFor(message.account, message.name, message.correlationKey)) {
       const hot = this.hot.get(instanceKey);
-      if (hot === undefined) continue;
-      // Refused when the instance had the message already or was set aside: nothing changes then.
-      await executor.applyTo(
-        hot,
-        { type: 'correlateMessage', messageKey: message.key, name: message.name, correlationKey: message.correlationKey, variables: message.variables },
-        work,
-      );
+      if (hot === undefined || hot.instance.correlatedMessages?.includes(message.key)) continue;
+      candidates.push({ instanceKey, bpmnProcessId: hot.instance.bpmnProcessId, hot });
     }
+    const won = await this.state.claims.claim(message.key, message.expiresAt, candidates);
+    const command = {
+      type: 'correlateMessage',
+      messageKey: message.key,
+      name: message.name,
+      correlationKey: message.correlationKey,
+      variables: message.variables,
+    } as const;
+    // Refused when the instance was set aside: nothing changes then.
+    for (const c of candidates) if (won.has(c.instanceKey)) await executor.applyTo(c.hot, command, work);
+    return new Set(candidates.map((c) => c.bpmnProcessId));
   }
 
   /**
@@ -220,12 +266,13 @@ export class MessageCommands {
    * name, at most `max` (the credits charged for them); none of a process
    * that an instance started by a message with this non-empty key holds.
    */
-  private async start(message: BufferedMessage, max: number, work: BatchWork): Promise<number> {
+  private async start(message: BufferedMessage, max: number, reached: ReadonlySet<string>, work: BatchWork): Promise<number> {
     let started = 0;
     const { account, name, correlationKey } = message;
     for (const target of await messageStartTargets(this.models, account, name)) {
       if (started >= max) break;
-      if (!this.state.gate.open(account, target.bpmnProcessId, name, correlationKey)) continue;
+      // A process the message went to (a waiting instance of it) starts none.
+      if (reached.has(target.bpmnProcessId) || !this.state.gate.open(account, target.bpmnProcessId, name, correlationKey)) continue;
       const ctx = this.contexts.of(target.model, target.view, null, target.version);
       const result = apply(
         null,
@@ -239,6 +286,8 @@ export class MessageCommands {
         ctx,
       );
       if (!result.ok) continue;
+      const claim = { instanceKey: result.instance.key, bpmnProcessId: target.bpmnProcessId };
+      if (!(await this.state.claims.claim(message.key, message.expiresAt, [claim])).has(claim.instanceKey)) continue;
       this.effects.settle(message.account, null, result, work, target.model);
       started++;
     }

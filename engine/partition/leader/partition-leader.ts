@@ -114,7 +114,7 @@ export class PartitionLeader {
     this.hot = new HotInstances(store);
     this.results = new CommandResults(partition, epoch, store.commands, this.hot);
     const contexts = new Contexts(models, keys);
-    const messages = new MessageState(this.internal, keys);
+    const messages = new MessageState(this.internal, keys, store, partition);
     this.signals = new SignalOutbox({
       partition,
       partitions: options.partitions ?? 1,
@@ -135,7 +135,20 @@ export class PartitionLeader {
     const bufferedStarts = new BufferedStarts(messages, models, contexts, effects, this.internal, charges, () => this.intake.wakeUp());
     const executor = new Executor(models, contexts, this.hot, effects, startTimers, messageCommands, signalCommands, cases);
     const isolation = new Isolation(partition, store, queues, this.hot, executor, log);
-    const internalWork = new InternalWork(partition, models, contexts, this.hot, executor, effects, startTimers, log, signalCommands, cases, bufferedStarts);
+    const internalWork = new InternalWork(
+      partition,
+      models,
+      contexts,
+      this.hot,
+      executor,
+      effects,
+      startTimers,
+      log,
+      signalCommands,
+      cases,
+      bufferedStarts,
+      messages,
+    );
     const builder = new BatchBuilder(
       partition,
       epoch,
