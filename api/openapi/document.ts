@@ -360,7 +360,11 @@ export function buildOpenApiDocument(options: DocumentOptions = {}): Json {
 }
 
 const SIGNATURE_HEADERS = [
-  { name: 'webhook-id', description: 'The event id: the same on every attempt and for every endpoint. Deduplicate on it.' },
+  {
+    name: 'webhook-id',
+    description:
+      "The event id: the same on every attempt and for every endpoint. Deduplicate on it. An endpoint with `batching` is sent JSON arrays of events instead, under a batch id here: deduplicate on each element's `id` (docs/webhooks.md).",
+  },
   { name: 'webhook-timestamp', description: 'When this attempt was signed, Unix seconds.' },
   {
     name: 'webhook-signature',

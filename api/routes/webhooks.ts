@@ -10,6 +10,7 @@ import { WEBHOOK_EVENT_TYPES } from '../../engine/index.ts';
 import { route } from '../openapi/route.ts';
 import { pageQuery, pageSchema } from '../services/pages.ts';
 import { endpointUrlSchema } from '../webhooks/endpoint-url.ts';
+import { BATCHING_LIMITS } from '../webhooks/endpoints.ts';
 import type { RegisterRoutes } from './index.ts';
 
 const TAGS = ['webhooks'];
@@ -32,6 +33,37 @@ export const eventsSchema = z
 
 export const descriptionSchema = z.string().max(MAX_DESCRIPTION_LENGTH, `must be at most ${MAX_DESCRIPTION_LENGTH} characters`).describe('A note for people.');
 
+const BATCHING_TEXT =
+  'Batched delivery: null (the default) sends one event per request. An object sends the events as a JSON array of up to maxEvents per request, ' +
+  'a request leaving when maxEvents are waiting or the first waiting one has waited maxWaitMs. Each element is the event as it is sent alone with ' +
+  'its id first: [{"id", "type", "timestamp", "data"}, …]; the webhook-id header is then a batch id (msg_b…, the same when the same events are ' +
+  "sent again), signed over the whole body; deduplicate on each element's id. Each event keeps its own delivery in the log; a retry resends only " +
+  'the failed events; a test event or a redelivery arrives as an array of one (docs/webhooks.md).';
+
+const batchingLimit = (field: keyof typeof BATCHING_LIMITS, what: string) => {
+  const { min, max, default: fallback } = BATCHING_LIMITS[field];
+  const message = `must be an integer from ${min} to ${max}`;
+  return z
+    .number({ error: message })
+    .int(message)
+    .min(min, message)
+    .max(max, message)
+    .default(fallback)
+    .describe(`${what} (${min} to ${max}; default ${fallback}).`);
+};
+
+/** What a create or update takes: an object (absent fields defaulted) turns batching on, null turns it off. */
+export const batchingInputSchema = z
+  .object(
+    {
+      maxEvents: batchingLimit('maxEvents', 'The most events one request carries'),
+      maxWaitMs: batchingLimit('maxWaitMs', 'How long, in milliseconds, the first waiting event may wait for others before its request leaves'),
+    },
+    { error: 'must be an object {maxEvents?, maxWaitMs?} or null' },
+  )
+  .nullable()
+  .describe(BATCHING_TEXT);
+
 export const endpointSchema = z.object({
   id: z.string().describe('The endpoint id (ep_ and 24 hex digits).'),
   url: z.string(),
@@ -47,6 +79,7 @@ export const endpointSchema = z.object({
     .string()
     .nullable()
     .describe('After a rotation, until when the previous secret still signs beside the current one (two signatures per delivery); null otherwise.'),
+  batching: z.object({ maxEvents: z.number().int(), maxWaitMs: z.number().int() }).nullable().describe(BATCHING_TEXT),
   createdAt: z.string(),
   updatedAt: z.string(),
 });
@@ -62,7 +95,11 @@ const deliverySchema = z.object({
       "The delivery id: digits for a delivery with a row of its own; for an engine event delivered at its first attempt, b and its batch's partition, epoch, sequence and the event's index, joined by '-' (b3-17-1042-0).",
     ),
   endpointId: z.string(),
-  eventId: z.string().describe('The webhook-id header: the same on every attempt, and for every endpoint the event went to.'),
+  eventId: z
+    .string()
+    .describe(
+      "The event's id, the same on every attempt and for every endpoint the event went to: the webhook-id header, or to a batched endpoint the element's id.",
+    ),
   type: z.string(),
   payload: z.object({ type: z.string(), timestamp: z.string(), data: z.record(z.string(), z.unknown()) }).describe('The body sent.'),
   status: z.enum(['pending', 'delivered', 'failed']),
@@ -84,10 +121,23 @@ const deliveryParams = idParams.extend({
     .regex(/^([1-9][0-9]{0,18}|b[0-9]{1,10}-[0-9]{1,16}-[0-9]{1,16}-[0-9]{1,6})$/, "must be a delivery id (digits, or b and four numbers joined by '-')"),
 });
 
-const createBody = z.object({ url: endpointUrlSchema, events: eventsSchema, description: descriptionSchema.optional() });
+const createBody = z.object({
+  url: endpointUrlSchema,
+  events: eventsSchema,
+  description: descriptionSchema.optional(),
+  batching: batchingInputSchema.optional(),
+});
 const updateBody = z
-  .object({ url: endpointUrlSchema.optional(), events: eventsSchema.optional(), description: descriptionSchema.optional() })
-  .refine((body) => body.url !== undefined || body.events !== undefined || body.description !== undefined, 'must change url, events or description');
+  .object({
+    url: endpointUrlSchema.optional(),
+    events: eventsSchema.optional(),
+    description: descriptionSchema.optional(),
+    batching: batchingInputSchema.optional().describe(`${BATCHING_TEXT} Absent: left as it is.`),
+  })
+  .refine(
+    (body) => body.url !== undefined || body.events !== undefined || body.description !== undefined || body.batching !== undefined,
+    'must change url, events, description or batching',
+  );
 
 export const register: RegisterRoutes = async (app, ctx) => {
   const hooks = ctx.webhooks;
@@ -98,7 +148,7 @@ export const register: RegisterRoutes = async (app, ctx) => {
       method: 'POST',
       path: '/api/v1/webhooks',
       summary:
-        'Create a webhook endpoint: the URL deliveries are POSTed to and the event types it wants. The answer carries its signing secret, shown only here (and on rotation). A URL resolving to a loopback, private, link-local or other reserved address is refused. An account has at most 20 endpoints (409 beyond).',
+        'Create a webhook endpoint: the URL deliveries are POSTed to, the event types it wants and, optionally, batched delivery (several events per request). The answer carries its signing secret, shown only here (and on rotation). A URL resolving to a loopback, private, link-local or other reserved address is refused. An account has at most 20 endpoints (409 beyond).',
       tags: TAGS,
       auth: 'apiKey',
       body: createBody,
@@ -143,7 +193,8 @@ export const register: RegisterRoutes = async (app, ctx) => {
     {
       method: 'PATCH',
       path: '/api/v1/webhooks/:id',
-      summary: 'Change the URL, the event types or the description of an endpoint (the fields given). A new URL is checked as on creation.',
+      summary:
+        'Change the URL, the event types, the description or the batching of an endpoint (the fields given; batching null turns batched delivery off). A new URL is checked as on creation.',
       tags: TAGS,
       auth: 'apiKey',
       params: idParams,

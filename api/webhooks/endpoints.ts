@@ -2,8 +2,9 @@
 // /api/v1/webhooks and the MCP webhook tools. It checks what the request
 // schemas cannot (where a URL resolves, the per-account cap, the endpoint's
 // state), seals signing secrets before they are stored and hands a secret
-// out only on creation and rotation. Failures are ApiError; another
-// account's endpoint is NOT_FOUND like a missing one.
+// out only on creation and rotation, and fills in the defaults of batched
+// delivery. Failures are ApiError; another account's endpoint is NOT_FOUND
+// like a missing one.
 import { randomBytes } from 'node:crypto';
 import { webhookEventId, type Page, type PageRequest, type Store, type WebhookDeliveryRow, type WebhookEndpointRow } from '../../engine/index.ts';
 import { newId } from '../identity/secrets.ts';
@@ -11,6 +12,23 @@ import { ApiError } from '../problem.ts';
 import { readPage } from '../services/pages.ts';
 import { forbiddenUrl } from './endpoint-url.ts';
 import { newSigningSecret, secretSealer } from './signing-secret.ts';
+
+/** Batched delivery: up to maxEvents events per request, the first of them waiting at most maxWaitMs. */
+export interface EndpointBatching {
+  maxEvents: number;
+  maxWaitMs: number;
+}
+
+/**
+ * What an endpoint's batching may be, and what an absent field becomes:
+ * one set of numbers for the request schemas (REST, MCP) and the
+ * dispatcher. The caps bound a request's body and an event's delay
+ * whatever an endpoint asks for.
+ */
+export const BATCHING_LIMITS = {
+  maxEvents: { min: 1, max: 1000, default: 100 },
+  maxWaitMs: { min: 0, max: 10_000, default: 50 },
+} as const;
 
 export interface WebhookEndpoint {
   id: string;
@@ -24,6 +42,8 @@ export interface WebhookEndpoint {
   failingSince: string | null;
   /** Until when the secret before the last rotation still signs beside the current one; null when none does. */
   previousSecretExpiresAt: string | null;
+  /** Batched delivery (docs/webhooks.md); null: one event per request. */
+  batching: EndpointBatching | null;
   createdAt: string;
   updatedAt: string;
 }
@@ -31,7 +51,7 @@ export interface WebhookEndpoint {
 export interface WebhookDelivery {
   id: string;
   endpointId: string;
-  /** The `webhook-id` header: the same on every attempt and every endpoint the event went to. */
+  /** The `webhook-id` header (to a batched endpoint, the element's `id`): the same on every attempt and every endpoint the event went to. */
   eventId: string;
   type: string;
   payload: { type: string; timestamp: string; data: Record<string, unknown> };
@@ -51,6 +71,8 @@ export interface NewEndpointInput {
   url: string;
   events: string[];
   description?: string;
+  /** An object turns batched delivery on (absent fields take BATCHING_LIMITS' defaults); null turns it off. On update, absent leaves it. */
+  batching?: Partial<EndpointBatching> | null;
 }
 
 export interface WebhookEndpoints {
@@ -99,6 +121,7 @@ function endpointView(row: WebhookEndpointRow, now: Date): WebhookEndpoint {
     disabledReason: row.status === 'disabled' ? (row.disabledReason ?? DISABLED_BY_OWNER) : null,
     failingSince: iso(row.failingSince),
     previousSecretExpiresAt: previousLive ? iso(row.previousSecretExpiresAt) : null,
+    batching: row.batching === null ? null : { maxEvents: row.batching.maxEvents, maxWaitMs: row.batching.maxWaitMs },
     createdAt: row.createdAt.toISOString(),
     updatedAt: row.updatedAt.toISOString(),
   };
@@ -120,6 +143,28 @@ export function deliveryView(row: WebhookDeliveryRow): WebhookDelivery {
     createdAt: row.createdAt.toISOString(),
     deliveredAt: iso(row.deliveredAt),
   };
+}
+
+/**
+ * The batching to store: given fields kept, absent ones defaulted. The
+ * request schemas hold the limits; this holds them again for any other
+ * caller, since the dispatcher trusts what is stored.
+ */
+export function batchingOf(input: Partial<EndpointBatching> | null): EndpointBatching | null {
+  if (input === null) return null;
+  const batching = {
+    maxEvents: input.maxEvents ?? BATCHING_LIMITS.maxEvents.default,
+    maxWaitMs: input.maxWaitMs ?? BATCHING_LIMITS.maxWaitMs.default,
+  };
+  for (const field of ['maxEvents', 'maxWaitMs'] as const) {
+    const { min, max } = BATCHING_LIMITS[field];
+    const value = batching[field];
+    if (!Number.isInteger(value) || value < min || value > max) {
+      const message = `must be an integer from ${min} to ${max}`;
+      throw new ApiError('INVALID_INPUT', `batching.${field} ${message}.`, { errors: [{ field: `body.batching.${field}`, message }] });
+    }
+  }
+  return batching;
 }
 
 const noSuchEndpoint = () =>
@@ -155,9 +200,18 @@ export function createWebhookEndpoints(options: CreateWebhookEndpointsOptions): 
   return {
     async create(account, input) {
       await checkUrl(input.url);
+      const batching = batchingOf(input.batching ?? null);
       const secret = newSigningSecret();
       const row = await repo.createEndpoint(
-        { id: newId('ep_'), account, url: input.url, description: input.description ?? '', events: [...new Set(input.events)], secret: sealer.seal(secret) },
+        {
+          id: newId('ep_'),
+          account,
+          url: input.url,
+          description: input.description ?? '',
+          events: [...new Set(input.events)],
+          secret: sealer.seal(secret),
+          batching,
+        },
         maxEndpoints,
       );
       if (row === null) {
@@ -177,13 +231,14 @@ export function createWebhookEndpoints(options: CreateWebhookEndpointsOptions): 
     get: async (account, id) => view(await found(repo.getEndpoint(account, id))),
 
     async update(account, id, change) {
+      const batching = change.batching === undefined ? undefined : batchingOf(change.batching);
       if (change.url !== undefined) {
         // Not found before refused: another account's id says nothing about its URL.
         await found(repo.getEndpoint(account, id));
         await checkUrl(change.url);
       }
       const events = change.events === undefined ? undefined : [...new Set(change.events)];
-      return view(await found(repo.updateEndpoint(account, id, { url: change.url, events, description: change.description })));
+      return view(await found(repo.updateEndpoint(account, id, { url: change.url, events, description: change.description, batching })));
     },
 
     disable: async (account, id) => view(await found(repo.disableEndpoint(account, id, DISABLED_BY_OWNER))),

@@ -1025,7 +1025,7 @@ export interface paths {
     /** The account's webhook endpoints, oldest first (without their secrets). */
     get: operations['getWebhooks'];
     put?: never;
-    /** Create a webhook endpoint: the URL deliveries are POSTed to and the event types it wants. The answer carries its signing secret, shown only here (and on rotation). A URL resolving to a loopback, private, link-local or other reserved address is refused. An account has at most 20 endpoints (409 beyond). */
+    /** Create a webhook endpoint: the URL deliveries are POSTed to, the event types it wants and, optionally, batched delivery (several events per request). The answer carries its signing secret, shown only here (and on rotation). A URL resolving to a loopback, private, link-local or other reserved address is refused. An account has at most 20 endpoints (409 beyond). */
     post: operations['postWebhooks'];
     delete?: never;
     options?: never;
@@ -1048,7 +1048,7 @@ export interface paths {
     delete: operations['deleteWebhooksById'];
     options?: never;
     head?: never;
-    /** Change the URL, the event types or the description of an endpoint (the fields given). A new URL is checked as on creation. */
+    /** Change the URL, the event types, the description or the batching of an endpoint (the fields given; batching null turns batched delivery off). A new URL is checked as on creation. */
     patch: operations['patchWebhooksById'];
     trace?: never;
   };
@@ -6824,6 +6824,11 @@ export interface operations {
         content: {
           'application/json': {
             items: {
+              /** @description Batched delivery: null (the default) sends one event per request. An object sends the events as a JSON array of up to maxEvents per request, a request leaving when maxEvents are waiting or the first waiting one has waited maxWaitMs. Each element is the event as it is sent alone with its id first: [{"id", "type", "timestamp", "data"}, …]; the webhook-id header is then a batch id (msg_b…, the same when the same events are sent again), signed over the whole body; deduplicate on each element's id. Each event keeps its own delivery in the log; a retry resends only the failed events; a test event or a redelivery arrives as an array of one (docs/webhooks.md). */
+              batching: {
+                maxEvents: number;
+                maxWaitMs: number;
+              } | null;
               createdAt: string;
               description: string;
               /** @description Why the endpoint is disabled (by its owner, a 410 Gone answer, days of failed deliveries); null while enabled. */
@@ -6890,6 +6895,19 @@ export interface operations {
     requestBody: {
       content: {
         'application/json': {
+          /** @description Batched delivery: null (the default) sends one event per request. An object sends the events as a JSON array of up to maxEvents per request, a request leaving when maxEvents are waiting or the first waiting one has waited maxWaitMs. Each element is the event as it is sent alone with its id first: [{"id", "type", "timestamp", "data"}, …]; the webhook-id header is then a batch id (msg_b…, the same when the same events are sent again), signed over the whole body; deduplicate on each element's id. Each event keeps its own delivery in the log; a retry resends only the failed events; a test event or a redelivery arrives as an array of one (docs/webhooks.md). */
+          batching?: {
+            /**
+             * @description The most events one request carries (1 to 1000; default 100).
+             * @default 100
+             */
+            maxEvents?: number;
+            /**
+             * @description How long, in milliseconds, the first waiting event may wait for others before its request leaves (0 to 10000; default 50).
+             * @default 50
+             */
+            maxWaitMs?: number;
+          } | null;
           /** @description A note for people. */
           description?: string;
           /** @description The event types the endpoint is sent (a repeated one counts once). */
@@ -6907,6 +6925,11 @@ export interface operations {
         };
         content: {
           'application/json': {
+            /** @description Batched delivery: null (the default) sends one event per request. An object sends the events as a JSON array of up to maxEvents per request, a request leaving when maxEvents are waiting or the first waiting one has waited maxWaitMs. Each element is the event as it is sent alone with its id first: [{"id", "type", "timestamp", "data"}, …]; the webhook-id header is then a batch id (msg_b…, the same when the same events are sent again), signed over the whole body; deduplicate on each element's id. Each event keeps its own delivery in the log; a retry resends only the failed events; a test event or a redelivery arrives as an array of one (docs/webhooks.md). */
+            batching: {
+              maxEvents: number;
+              maxWaitMs: number;
+            } | null;
             createdAt: string;
             description: string;
             /** @description Why the endpoint is disabled (by its owner, a 410 Gone answer, days of failed deliveries); null while enabled. */
@@ -6999,6 +7022,11 @@ export interface operations {
         };
         content: {
           'application/json': {
+            /** @description Batched delivery: null (the default) sends one event per request. An object sends the events as a JSON array of up to maxEvents per request, a request leaving when maxEvents are waiting or the first waiting one has waited maxWaitMs. Each element is the event as it is sent alone with its id first: [{"id", "type", "timestamp", "data"}, …]; the webhook-id header is then a batch id (msg_b…, the same when the same events are sent again), signed over the whole body; deduplicate on each element's id. Each event keeps its own delivery in the log; a retry resends only the failed events; a test event or a redelivery arrives as an array of one (docs/webhooks.md). */
+            batching: {
+              maxEvents: number;
+              maxWaitMs: number;
+            } | null;
             createdAt: string;
             description: string;
             /** @description Why the endpoint is disabled (by its owner, a 410 Gone answer, days of failed deliveries); null while enabled. */
@@ -7134,6 +7162,19 @@ export interface operations {
     requestBody: {
       content: {
         'application/json': {
+          /** @description Batched delivery: null (the default) sends one event per request. An object sends the events as a JSON array of up to maxEvents per request, a request leaving when maxEvents are waiting or the first waiting one has waited maxWaitMs. Each element is the event as it is sent alone with its id first: [{"id", "type", "timestamp", "data"}, …]; the webhook-id header is then a batch id (msg_b…, the same when the same events are sent again), signed over the whole body; deduplicate on each element's id. Each event keeps its own delivery in the log; a retry resends only the failed events; a test event or a redelivery arrives as an array of one (docs/webhooks.md). Absent: left as it is. */
+          batching?: {
+            /**
+             * @description The most events one request carries (1 to 1000; default 100).
+             * @default 100
+             */
+            maxEvents?: number;
+            /**
+             * @description How long, in milliseconds, the first waiting event may wait for others before its request leaves (0 to 10000; default 50).
+             * @default 50
+             */
+            maxWaitMs?: number;
+          } | null;
           /** @description A note for people. */
           description?: string;
           /** @description The event types the endpoint is sent (a repeated one counts once). */
@@ -7151,6 +7192,11 @@ export interface operations {
         };
         content: {
           'application/json': {
+            /** @description Batched delivery: null (the default) sends one event per request. An object sends the events as a JSON array of up to maxEvents per request, a request leaving when maxEvents are waiting or the first waiting one has waited maxWaitMs. Each element is the event as it is sent alone with its id first: [{"id", "type", "timestamp", "data"}, …]; the webhook-id header is then a batch id (msg_b…, the same when the same events are sent again), signed over the whole body; deduplicate on each element's id. Each event keeps its own delivery in the log; a retry resends only the failed events; a test event or a redelivery arrives as an array of one (docs/webhooks.md). */
+            batching: {
+              maxEvents: number;
+              maxWaitMs: number;
+            } | null;
             createdAt: string;
             description: string;
             /** @description Why the endpoint is disabled (by its owner, a 410 Gone answer, days of failed deliveries); null while enabled. */
@@ -7251,7 +7297,7 @@ export interface operations {
               createdAt: string;
               deliveredAt: string | null;
               endpointId: string;
-              /** @description The webhook-id header: the same on every attempt, and for every endpoint the event went to. */
+              /** @description The event's id, the same on every attempt and for every endpoint the event went to: the webhook-id header, or to a batched endpoint the element's id. */
               eventId: string;
               /** @description The delivery id: digits for a delivery with a row of its own; for an engine event delivered at its first attempt, b and its batch's partition, epoch, sequence and the event's index, joined by '-' (b3-17-1042-0). */
               id: string;
@@ -7348,7 +7394,7 @@ export interface operations {
             createdAt: string;
             deliveredAt: string | null;
             endpointId: string;
-            /** @description The webhook-id header: the same on every attempt, and for every endpoint the event went to. */
+            /** @description The event's id, the same on every attempt and for every endpoint the event went to: the webhook-id header, or to a batched endpoint the element's id. */
             eventId: string;
             /** @description The delivery id: digits for a delivery with a row of its own; for an engine event delivered at its first attempt, b and its batch's partition, epoch, sequence and the event's index, joined by '-' (b3-17-1042-0). */
             id: string;
@@ -7443,7 +7489,7 @@ export interface operations {
             createdAt: string;
             deliveredAt: string | null;
             endpointId: string;
-            /** @description The webhook-id header: the same on every attempt, and for every endpoint the event went to. */
+            /** @description The event's id, the same on every attempt and for every endpoint the event went to: the webhook-id header, or to a batched endpoint the element's id. */
             eventId: string;
             /** @description The delivery id: digits for a delivery with a row of its own; for an engine event delivered at its first attempt, b and its batch's partition, epoch, sequence and the event's index, joined by '-' (b3-17-1042-0). */
             id: string;
@@ -7542,6 +7588,11 @@ export interface operations {
         };
         content: {
           'application/json': {
+            /** @description Batched delivery: null (the default) sends one event per request. An object sends the events as a JSON array of up to maxEvents per request, a request leaving when maxEvents are waiting or the first waiting one has waited maxWaitMs. Each element is the event as it is sent alone with its id first: [{"id", "type", "timestamp", "data"}, …]; the webhook-id header is then a batch id (msg_b…, the same when the same events are sent again), signed over the whole body; deduplicate on each element's id. Each event keeps its own delivery in the log; a retry resends only the failed events; a test event or a redelivery arrives as an array of one (docs/webhooks.md). */
+            batching: {
+              maxEvents: number;
+              maxWaitMs: number;
+            } | null;
             createdAt: string;
             description: string;
             /** @description Why the endpoint is disabled (by its owner, a 410 Gone answer, days of failed deliveries); null while enabled. */
@@ -7623,6 +7674,11 @@ export interface operations {
         };
         content: {
           'application/json': {
+            /** @description Batched delivery: null (the default) sends one event per request. An object sends the events as a JSON array of up to maxEvents per request, a request leaving when maxEvents are waiting or the first waiting one has waited maxWaitMs. Each element is the event as it is sent alone with its id first: [{"id", "type", "timestamp", "data"}, …]; the webhook-id header is then a batch id (msg_b…, the same when the same events are sent again), signed over the whole body; deduplicate on each element's id. Each event keeps its own delivery in the log; a retry resends only the failed events; a test event or a redelivery arrives as an array of one (docs/webhooks.md). */
+            batching: {
+              maxEvents: number;
+              maxWaitMs: number;
+            } | null;
             createdAt: string;
             description: string;
             /** @description Why the endpoint is disabled (by its owner, a 410 Gone answer, days of failed deliveries); null while enabled. */
@@ -7704,6 +7760,11 @@ export interface operations {
         };
         content: {
           'application/json': {
+            /** @description Batched delivery: null (the default) sends one event per request. An object sends the events as a JSON array of up to maxEvents per request, a request leaving when maxEvents are waiting or the first waiting one has waited maxWaitMs. Each element is the event as it is sent alone with its id first: [{"id", "type", "timestamp", "data"}, …]; the webhook-id header is then a batch id (msg_b…, the same when the same events are sent again), signed over the whole body; deduplicate on each element's id. Each event keeps its own delivery in the log; a retry resends only the failed events; a test event or a redelivery arrives as an array of one (docs/webhooks.md). */
+            batching: {
+              maxEvents: number;
+              maxWaitMs: number;
+            } | null;
             createdAt: string;
             description: string;
             /** @description Why the endpoint is disabled (by its owner, a 410 Gone answer, days of failed deliveries); null while enabled. */
@@ -7791,7 +7852,7 @@ export interface operations {
             createdAt: string;
             deliveredAt: string | null;
             endpointId: string;
-            /** @description The webhook-id header: the same on every attempt, and for every endpoint the event went to. */
+            /** @description The event's id, the same on every attempt and for every endpoint the event went to: the webhook-id header, or to a batched endpoint the element's id. */
             eventId: string;
             /** @description The delivery id: digits for a delivery with a row of its own; for an engine event delivered at its first attempt, b and its batch's partition, epoch, sequence and the event's index, joined by '-' (b3-17-1042-0). */
             id: string;
@@ -8047,7 +8108,7 @@ export interface operations {
     parameters: {
       query?: never;
       header: {
-        /** @description The event id: the same on every attempt and for every endpoint. Deduplicate on it. */
+        /** @description The event id: the same on every attempt and for every endpoint. Deduplicate on it. An endpoint with `batching` is sent JSON arrays of events instead, under a batch id here: deduplicate on each element's `id` (docs/webhooks.md). */
         'webhook-id': string;
         /** @description Space-separated `v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<body>">`, one per live signing secret (two during the 24 hours after a rotation). */
         'webhook-signature': string;
@@ -8085,7 +8146,7 @@ export interface operations {
     parameters: {
       query?: never;
       header: {
-        /** @description The event id: the same on every attempt and for every endpoint. Deduplicate on it. */
+        /** @description The event id: the same on every attempt and for every endpoint. Deduplicate on it. An endpoint with `batching` is sent JSON arrays of events instead, under a batch id here: deduplicate on each element's `id` (docs/webhooks.md). */
         'webhook-id': string;
         /** @description Space-separated `v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<body>">`, one per live signing secret (two during the 24 hours after a rotation). */
         'webhook-signature': string;
@@ -8131,7 +8192,7 @@ export interface operations {
     parameters: {
       query?: never;
       header: {
-        /** @description The event id: the same on every attempt and for every endpoint. Deduplicate on it. */
+        /** @description The event id: the same on every attempt and for every endpoint. Deduplicate on it. An endpoint with `batching` is sent JSON arrays of events instead, under a batch id here: deduplicate on each element's `id` (docs/webhooks.md). */
         'webhook-id': string;
         /** @description Space-separated `v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<body>">`, one per live signing secret (two during the 24 hours after a rotation). */
         'webhook-signature': string;
@@ -8172,7 +8233,7 @@ export interface operations {
     parameters: {
       query?: never;
       header: {
-        /** @description The event id: the same on every attempt and for every endpoint. Deduplicate on it. */
+        /** @description The event id: the same on every attempt and for every endpoint. Deduplicate on it. An endpoint with `batching` is sent JSON arrays of events instead, under a batch id here: deduplicate on each element's `id` (docs/webhooks.md). */
         'webhook-id': string;
         /** @description Space-separated `v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<body>">`, one per live signing secret (two during the 24 hours after a rotation). */
         'webhook-signature': string;
@@ -8219,7 +8280,7 @@ export interface operations {
     parameters: {
       query?: never;
       header: {
-        /** @description The event id: the same on every attempt and for every endpoint. Deduplicate on it. */
+        /** @description The event id: the same on every attempt and for every endpoint. Deduplicate on it. An endpoint with `batching` is sent JSON arrays of events instead, under a batch id here: deduplicate on each element's `id` (docs/webhooks.md). */
         'webhook-id': string;
         /** @description Space-separated `v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<body>">`, one per live signing secret (two during the 24 hours after a rotation). */
         'webhook-signature': string;
@@ -8259,7 +8320,7 @@ export interface operations {
     parameters: {
       query?: never;
       header: {
-        /** @description The event id: the same on every attempt and for every endpoint. Deduplicate on it. */
+        /** @description The event id: the same on every attempt and for every endpoint. Deduplicate on it. An endpoint with `batching` is sent JSON arrays of events instead, under a batch id here: deduplicate on each element's `id` (docs/webhooks.md). */
         'webhook-id': string;
         /** @description Space-separated `v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<body>">`, one per live signing secret (two during the 24 hours after a rotation). */
         'webhook-signature': string;
@@ -8299,7 +8360,7 @@ export interface operations {
     parameters: {
       query?: never;
       header: {
-        /** @description The event id: the same on every attempt and for every endpoint. Deduplicate on it. */
+        /** @description The event id: the same on every attempt and for every endpoint. Deduplicate on it. An endpoint with `batching` is sent JSON arrays of events instead, under a batch id here: deduplicate on each element's `id` (docs/webhooks.md). */
         'webhook-id': string;
         /** @description Space-separated `v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<body>">`, one per live signing secret (two during the 24 hours after a rotation). */
         'webhook-signature': string;
@@ -8341,7 +8402,7 @@ export interface operations {
     parameters: {
       query?: never;
       header: {
-        /** @description The event id: the same on every attempt and for every endpoint. Deduplicate on it. */
+        /** @description The event id: the same on every attempt and for every endpoint. Deduplicate on it. An endpoint with `batching` is sent JSON arrays of events instead, under a batch id here: deduplicate on each element's `id` (docs/webhooks.md). */
         'webhook-id': string;
         /** @description Space-separated `v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<body>">`, one per live signing secret (two during the 24 hours after a rotation). */
         'webhook-signature': string;
@@ -8383,7 +8444,7 @@ export interface operations {
     parameters: {
       query?: never;
       header: {
-        /** @description The event id: the same on every attempt and for every endpoint. Deduplicate on it. */
+        /** @description The event id: the same on every attempt and for every endpoint. Deduplicate on it. An endpoint with `batching` is sent JSON arrays of events instead, under a batch id here: deduplicate on each element's `id` (docs/webhooks.md). */
         'webhook-id': string;
         /** @description Space-separated `v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<body>">`, one per live signing secret (two during the 24 hours after a rotation). */
         'webhook-signature': string;
@@ -8425,7 +8486,7 @@ export interface operations {
     parameters: {
       query?: never;
       header: {
-        /** @description The event id: the same on every attempt and for every endpoint. Deduplicate on it. */
+        /** @description The event id: the same on every attempt and for every endpoint. Deduplicate on it. An endpoint with `batching` is sent JSON arrays of events instead, under a batch id here: deduplicate on each element's `id` (docs/webhooks.md). */
         'webhook-id': string;
         /** @description Space-separated `v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<body>">`, one per live signing secret (two during the 24 hours after a rotation). */
         'webhook-signature': string;

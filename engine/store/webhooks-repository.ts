@@ -6,6 +6,8 @@
 // and send one again. Every query names the account; an endpoint of another
 // account is not found. Secrets arrive and leave in their stored (sealed)
 // form: sealing is the API's business (api/webhooks/signing-secret.ts).
+// An endpoint's batching arrives complete (defaults filled, limits checked
+// by api/webhooks/endpoints.ts) and is stored as it is.
 import { and, asc, desc, eq, gt, lt, or, isNull, sql, type SQL } from 'drizzle-orm';
 import { clampLimit, decodeCursor, isKey, toPage, type Page, type PageRequest } from './cursor.ts';
 import type { Db } from './db.ts';
@@ -28,6 +30,9 @@ import type { WebhookEvent } from './webhook-outbox.ts';
 
 export type WebhookEndpointRow = typeof webhookEndpoints.$inferSelect;
 
+/** How an endpoint's events are grouped into requests; null: one event per request. */
+export type WebhookEndpointBatching = WebhookEndpointRow['batching'];
+
 export type WebhookDeliveryRow = Omit<typeof webhookDeliveries.$inferSelect, 'id' | 'account' | 'claimedUntil'> & { id: string };
 
 export interface NewWebhookEndpoint {
@@ -38,12 +43,16 @@ export interface NewWebhookEndpoint {
   events: string[];
   /** The stored (sealed) form. */
   secret: string;
+  /** Absent or null: one event per request. */
+  batching?: WebhookEndpointBatching;
 }
 
 export interface WebhookEndpointChange {
   url?: string;
   events?: string[];
   description?: string;
+  /** Null turns batching off; absent leaves it as it is. */
+  batching?: WebhookEndpointBatching;
 }
 
 /** What a redelivery found: the delivery made due again, none such, or one a dispatcher is sending right now. */
@@ -80,8 +89,9 @@ export function webhooksRepository(db: Db) {
   async function createEndpoint(endpoint: NewWebhookEndpoint, cap: number): Promise<WebhookEndpointRow | null> {
     assertAccount(endpoint.account);
     const inserted = await db.execute(sql`
-      insert into ${webhookEndpoints} (id, account, url, description, events, secret)
-      select ${endpoint.id}, ${endpoint.account}, ${endpoint.url}, ${endpoint.description}, ${JSON.stringify(endpoint.events)}::jsonb, ${endpoint.secret}
+      insert into ${webhookEndpoints} (id, account, url, description, events, secret, batching)
+      select ${endpoint.id}, ${endpoint.account}, ${endpoint.url}, ${endpoint.description}, ${JSON.stringify(endpoint.events)}::jsonb, ${endpoint.secret},
+             ${endpoint.batching ? JSON.stringify(endpoint.batching) : null}::jsonb
       where (select count(*) from ${webhookEndpoints} where account = ${endpoint.account}) < ${cap}
       returning id`);
     if ((inserted as unknown as { rows: unknown[] }).rows.length === 0) return null;
@@ -113,7 +123,7 @@ export function webhooksRepository(db: Db) {
     return row ?? null;
   }
 
-  /** Changes the given fields; null when the account has no such endpoint. */
+  /** Changes the given fields (undefined ones are left alone); null when the account has no such endpoint. */
   async function updateEndpoint(account: string, id: string, change: WebhookEndpointChange): Promise<WebhookEndpointRow | null> {
     assertAccount(account);
     const [row] = await db

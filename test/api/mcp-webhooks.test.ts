@@ -1,6 +1,7 @@
 // The webhook tools over MCP (v2 client, real port): an agent creates an
 // endpoint of its account and gets the secret once, lists it (no secret)
-// beside the ones made over REST, deletes it; bad arguments and a
+// beside the ones made over REST, deletes it; batching given is filled in
+// and shown, a bad one refused naming its field; bad arguments and a
 // forbidden address are INVALID_INPUT naming the field, another account's
 // endpoint is NOT_FOUND.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -47,6 +48,22 @@ describe('webhook tools', () => {
     expect((await client.call('orca.delete_webhook', { sessionId, endpointId: created.data.id })).data).toEqual({ deleted: true, endpointId: created.data.id });
     expect((await api.call('GET', `/api/v1/webhooks/${created.data.id}`, { apiKey })).status).toBe(404);
     expect((await client.call('orca.delete_webhook', { sessionId, endpointId: created.data.id })).error?.code).toBe('NOT_FOUND');
+  });
+
+  it('takes batching: defaults filled, shown on list and REST; out of range is INVALID_INPUT naming the field', async () => {
+    const { apiKey, sessionId } = await session();
+    const url = 'https://93.184.216.34/batched';
+    const created = await client.call('orca.create_webhook', { sessionId, url, events: ['incident.created'], batching: { maxEvents: 25 } });
+    expect(created.isError).toBe(false);
+    expect(created.data.batching).toEqual({ maxEvents: 25, maxWaitMs: 50 });
+    expect((await client.call('orca.list_webhooks', { sessionId })).data.items[0].batching).toEqual({ maxEvents: 25, maxWaitMs: 50 });
+    expect((await api.call('GET', `/api/v1/webhooks/${created.data.id}`, { apiKey })).json.batching).toEqual({ maxEvents: 25, maxWaitMs: 50 });
+    expect((await client.call('orca.create_webhook', { sessionId, url, events: ['incident.created'] })).data.batching).toBeNull();
+
+    const bad = await client.call('orca.create_webhook', { sessionId, url, events: ['incident.created'], batching: { maxEvents: 1001 } });
+    expect(bad.error).toMatchObject({ code: 'INVALID_INPUT' });
+    expect(bad.error?.errors?.[0].field).toBe('batching.maxEvents');
+    expect((await client.call('orca.list_webhooks', { sessionId })).data.items).toHaveLength(2);
   });
 
   it('refuses bad arguments and forbidden addresses naming the field, and does not reach another account', async () => {

@@ -4,7 +4,8 @@
 // another account's endpoint not found, the signing secret shown once,
 // sealed in the database and never logged, rotation keeping the previous
 // secret for 24 hours, the test event and redelivery as delivery rows, and
-// the per-account cap. No dispatcher runs here: delivery rows stay as the
+// the per-account cap, batched delivery set, changed, turned off and its
+// bad values refused. No dispatcher runs here: delivery rows stay as the
 // routes leave them.
 import { randomBytes } from 'node:crypto';
 import { sql } from 'drizzle-orm';
@@ -251,6 +252,74 @@ describe('reading, changing and deleting endpoints', () => {
     }
     expect((await api.call('GET', `/api/v1/webhooks/${endpoint.id}`, { apiKey })).json).toEqual(before);
     expect((await api.call('GET', `${base}/deliveries`, { apiKey })).json.items).toHaveLength(1);
+  });
+});
+
+describe('batched delivery', () => {
+  // An account of its own: the shared one is near its 20 endpoints.
+  let key: string;
+  beforeAll(async () => {
+    ({ apiKey: key } = await api.newAccount());
+  });
+  const storedBatching = async (id: string) =>
+    (await rows<{ batching: unknown }>(api.engine.store.db, sql`select batching from webhook_endpoints where id = ${id}`))[0].batching;
+
+  it('is off unless asked for; an object given fills in the defaults, shown on get and list and stored as it is', async () => {
+    expect((await mustCreate({}, key)).batching).toBeNull();
+    const defaults = await mustCreate({ batching: {} }, key);
+    expect(defaults.batching).toEqual({ maxEvents: 100, maxWaitMs: 50 });
+    const some = await mustCreate({ batching: { maxEvents: 10 } }, key);
+    expect(some.batching).toEqual({ maxEvents: 10, maxWaitMs: 50 });
+    expect((await mustCreate({ batching: { maxEvents: 1000, maxWaitMs: 0 } }, key)).batching).toEqual({ maxEvents: 1000, maxWaitMs: 0 });
+    expect((await mustCreate({ batching: null }, key)).batching).toBeNull();
+
+    expect((await api.call('GET', `/api/v1/webhooks/${some.id}`, { apiKey: key })).json.batching).toEqual({ maxEvents: 10, maxWaitMs: 50 });
+    const listed = (await api.call('GET', '/api/v1/webhooks', { apiKey: key, query: { limit: 1000 } })).json.items;
+    expect(listed.find((e: Json) => e.id === defaults.id).batching).toEqual({ maxEvents: 100, maxWaitMs: 50 });
+    expect(await storedBatching(some.id)).toEqual({ maxEvents: 10, maxWaitMs: 50 });
+  });
+
+  it('is changed by an object (defaults filled), left alone when absent, turned off by null', async () => {
+    const endpoint = await mustCreate({}, key);
+    const patch = async (json: Json) => {
+      const res = await api.call('PATCH', `/api/v1/webhooks/${endpoint.id}`, { apiKey: key, json });
+      expect(res.status, res.text).toBe(200);
+      return res.json.batching;
+    };
+    expect(await patch({ batching: { maxEvents: 500, maxWaitMs: 2000 } })).toEqual({ maxEvents: 500, maxWaitMs: 2000 });
+    expect(await patch({ description: 'still batched' })).toEqual({ maxEvents: 500, maxWaitMs: 2000 });
+    expect(await patch({ batching: { maxWaitMs: 10_000 } })).toEqual({ maxEvents: 100, maxWaitMs: 10_000 });
+    expect(await patch({ batching: null })).toBeNull();
+    expect(await storedBatching(endpoint.id)).toBeNull();
+    expect((await api.call('GET', `/api/v1/webhooks/${endpoint.id}`, { apiKey: key })).json.batching).toBeNull();
+    expect(await patch({ batching: {} })).toEqual({ maxEvents: 100, maxWaitMs: 50 });
+  });
+
+  it.each<[string, Json, string]>([
+    ['maxEvents 0', { maxEvents: 0 }, 'body.batching.maxEvents'],
+    ['maxEvents 1001', { maxEvents: 1001 }, 'body.batching.maxEvents'],
+    ['maxEvents 2.5', { maxEvents: 2.5 }, 'body.batching.maxEvents'],
+    ['maxEvents "10"', { maxEvents: '10' }, 'body.batching.maxEvents'],
+    ['maxWaitMs -1', { maxWaitMs: -1 }, 'body.batching.maxWaitMs'],
+    ['maxWaitMs 10001', { maxWaitMs: 10_001 }, 'body.batching.maxWaitMs'],
+    ['batching a string', 'fast', 'body.batching'],
+  ])('refuses %s: 400 naming the field, on create and update, changing nothing', async (_, batching, field) => {
+    const endpoint = await mustCreate({ batching: { maxEvents: 7, maxWaitMs: 70 } }, key);
+    const before = await endpointCount(key);
+    const refusals = [
+      await create({ url: PUBLIC_URL, events: ['incident.created'], batching }, key),
+      await api.call('PATCH', `/api/v1/webhooks/${endpoint.id}`, { apiKey: key, json: { description: 'changed?', batching } }),
+    ];
+    for (const res of refusals) {
+      expect(res.status).toBe(400);
+      expect(res.headers.get('content-type')).toContain('application/problem+json');
+      expect(res.json.errors).toEqual([
+        { field, message: expect.stringMatching(field.endsWith('batching') ? /must be an object/ : /must be an integer from/) },
+      ]);
+    }
+    expect(await endpointCount(key)).toBe(before);
+    const { secret: _secret, ...shown } = endpoint;
+    expect((await api.call('GET', `/api/v1/webhooks/${endpoint.id}`, { apiKey: key })).json).toEqual(shown);
   });
 });
 

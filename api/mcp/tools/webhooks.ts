@@ -3,7 +3,7 @@
 // (api/webhooks/endpoints.ts, the service the /api/v1/webhooks routes use).
 // Changing, rotating, testing and the delivery log stay REST-only.
 import { z } from 'zod';
-import { descriptionSchema, endpointSchema, eventsSchema, withSecret } from '../../routes/webhooks.ts';
+import { batchingInputSchema, descriptionSchema, endpointSchema, eventsSchema, withSecret } from '../../routes/webhooks.ts';
 import { endpointUrlSchema } from '../../webhooks/endpoint-url.ts';
 import { defineTool } from '../tool.ts';
 import { pageArgs, READ_ONLY, WRITES } from './args.ts';
@@ -20,9 +20,10 @@ export const webhookTools = [
     description:
       'Makes Orca POST the account’s events of the given types (e.g. process_instance.completed, incident.created) to a URL, signed the ' +
       'Standard Webhooks way. The answer carries the signing secret (whsec_…) once: keep it to verify deliveries. URLs resolving to ' +
-      'loopback, private or link-local addresses are refused (INVALID_INPUT); at most 20 endpoints per account (CONFLICT). Free.',
+      'loopback, private or link-local addresses are refused (INVALID_INPUT); at most 20 endpoints per account (CONFLICT). Optional batching ' +
+      '{maxEvents, maxWaitMs} sends the events as JSON arrays of several per request instead of one each. Free.',
     session: true,
-    input: z.object({ url: endpointUrlSchema, events: eventsSchema, description: descriptionSchema.optional() }),
+    input: z.object({ url: endpointUrlSchema, events: eventsSchema, description: descriptionSchema.optional(), batching: batchingInputSchema.optional() }),
     output: withSecret,
     annotations: { ...WRITES, idempotentHint: false },
     run: (args, { ctx, session }) => ctx.webhooks.create(session.account, args),
