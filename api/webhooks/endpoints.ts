@@ -27,7 +27,7 @@ export interface EndpointBatching {
  */
 export const BATCHING_LIMITS = {
   maxEvents: { min: 1, max: 1000, default: 100 },
-  maxWaitMs: { min: 0, max: 10_000, default: 50 },
+  maxWaitMs: { min: 0, max: 10_000, default: 0 },
 } as const;
 
 export interface WebhookEndpoint {

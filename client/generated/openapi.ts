@@ -6903,8 +6903,8 @@ export interface operations {
              */
             maxEvents?: number;
             /**
-             * @description How long, in milliseconds, the first waiting event may wait for others before its request leaves (0 to 10000; default 50).
-             * @default 50
+             * @description How long, in milliseconds, the first waiting event may wait for others before its request leaves (0 to 10000; default 0).
+             * @default 0
              */
             maxWaitMs?: number;
           } | null;
@@ -7170,8 +7170,8 @@ export interface operations {
              */
             maxEvents?: number;
             /**
-             * @description How long, in milliseconds, the first waiting event may wait for others before its request leaves (0 to 10000; default 50).
-             * @default 50
+             * @description How long, in milliseconds, the first waiting event may wait for others before its request leaves (0 to 10000; default 0).
+             * @default 0
              */
             maxWaitMs?: number;
           } | null;

@@ -55,9 +55,9 @@ describe('webhook tools', () => {
     const url = 'https://93.184.216.34/batched';
     const created = await client.call('orca.create_webhook', { sessionId, url, events: ['incident.created'], batching: { maxEvents: 25 } });
     expect(created.isError).toBe(false);
-    expect(created.data.batching).toEqual({ maxEvents: 25, maxWaitMs: 50 });
-    expect((await client.call('orca.list_webhooks', { sessionId })).data.items[0].batching).toEqual({ maxEvents: 25, maxWaitMs: 50 });
-    expect((await api.call('GET', `/api/v1/webhooks/${created.data.id}`, { apiKey })).json.batching).toEqual({ maxEvents: 25, maxWaitMs: 50 });
+    expect(created.data.batching).toEqual({ maxEvents: 25, maxWaitMs: 0 });
+    expect((await client.call('orca.list_webhooks', { sessionId })).data.items[0].batching).toEqual({ maxEvents: 25, maxWaitMs: 0 });
+    expect((await api.call('GET', `/api/v1/webhooks/${created.data.id}`, { apiKey })).json.batching).toEqual({ maxEvents: 25, maxWaitMs: 0 });
     expect((await client.call('orca.create_webhook', { sessionId, url, events: ['incident.created'] })).data.batching).toBeNull();
 
     const bad = await client.call('orca.create_webhook', { sessionId, url, events: ['incident.created'], batching: { maxEvents: 1001 } });

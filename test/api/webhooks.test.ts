@@ -267,16 +267,16 @@ describe('batched delivery', () => {
   it('is off unless asked for; an object given fills in the defaults, shown on get and list and stored as it is', async () => {
     expect((await mustCreate({}, key)).batching).toBeNull();
     const defaults = await mustCreate({ batching: {} }, key);
-    expect(defaults.batching).toEqual({ maxEvents: 100, maxWaitMs: 50 });
+    expect(defaults.batching).toEqual({ maxEvents: 100, maxWaitMs: 0 });
     const some = await mustCreate({ batching: { maxEvents: 10 } }, key);
-    expect(some.batching).toEqual({ maxEvents: 10, maxWaitMs: 50 });
+    expect(some.batching).toEqual({ maxEvents: 10, maxWaitMs: 0 });
     expect((await mustCreate({ batching: { maxEvents: 1000, maxWaitMs: 0 } }, key)).batching).toEqual({ maxEvents: 1000, maxWaitMs: 0 });
     expect((await mustCreate({ batching: null }, key)).batching).toBeNull();
 
-    expect((await api.call('GET', `/api/v1/webhooks/${some.id}`, { apiKey: key })).json.batching).toEqual({ maxEvents: 10, maxWaitMs: 50 });
+    expect((await api.call('GET', `/api/v1/webhooks/${some.id}`, { apiKey: key })).json.batching).toEqual({ maxEvents: 10, maxWaitMs: 0 });
     const listed = (await api.call('GET', '/api/v1/webhooks', { apiKey: key, query: { limit: 1000 } })).json.items;
-    expect(listed.find((e: Json) => e.id === defaults.id).batching).toEqual({ maxEvents: 100, maxWaitMs: 50 });
-    expect(await storedBatching(some.id)).toEqual({ maxEvents: 10, maxWaitMs: 50 });
+    expect(listed.find((e: Json) => e.id === defaults.id).batching).toEqual({ maxEvents: 100, maxWaitMs: 0 });
+    expect(await storedBatching(some.id)).toEqual({ maxEvents: 10, maxWaitMs: 0 });
   });
 
   it('is changed by an object (defaults filled), left alone when absent, turned off by null', async () => {
@@ -292,7 +292,7 @@ describe('batched delivery', () => {
     expect(await patch({ batching: null })).toBeNull();
     expect(await storedBatching(endpoint.id)).toBeNull();
     expect((await api.call('GET', `/api/v1/webhooks/${endpoint.id}`, { apiKey: key })).json.batching).toBeNull();
-    expect(await patch({ batching: {} })).toEqual({ maxEvents: 100, maxWaitMs: 50 });
+    expect(await patch({ batching: {} })).toEqual({ maxEvents: 100, maxWaitMs: 0 });
   });
 
   it.each<[string, Json, string]>([
