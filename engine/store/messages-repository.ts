@@ -9,6 +9,7 @@
 // applies a correlation, each in a statement of its own.
 import { asc, eq, sql } from 'drizzle-orm';
 import { rows, type Db } from './db.ts';
+import { runStatement, type Statement } from './statement.ts';
 import { guarded } from './errors.ts';
 import { bufferedMessages } from './schema.ts';
 
@@ -31,6 +32,31 @@ export interface CorrelationHolder {
 
 export type BufferedMessageRecord = typeof bufferedMessages.$inferSelect;
 
+// Claims each (message, process) pair for the first instance named for it
+// ($1: [{o, m, b, i, p, e}], o the order of preference), unless it is held;
+// then every pair's holder as the statement saw it. Its commit does not wait
+// for the WAL flush (synchronous_commit off for it alone): a claim matters
+// only with what was done because of it — a correlation, or a refusal —
+// which a later batch commits, and that commit's flush takes the claim's
+// WAL record, written before it, along. Prepared once per connection.
+const CLAIM: Statement = {
+  name: 'orca_claim_message_correlations',
+  text: `with firsts as (
+  select distinct on (x.m, x.b) x.m, x.b, x.i, x.p, x.e
+  from jsonb_to_recordset($1::jsonb) as x(o int, m int8, b text, i int8, p int, e timestamptz)
+  order by x.m, x.b, x.o
+), claimed as (
+  insert into message_correlations (message_key, bpmn_process_id, instance_key, partition, expires_at)
+  select m, b, i, p, e from firsts, (select set_config('synchronous_commit', 'off', true)) as no_flush_wait
+  on conflict (message_key, bpmn_process_id) do nothing
+  returning message_key, bpmn_process_id, instance_key
+)
+select message_key::text as "messageKey", bpmn_process_id as "bpmnProcessId", instance_key::text as "instanceKey" from claimed
+union all
+select c.message_key::text, c.bpmn_process_id, c.instance_key::text
+from message_correlations c join firsts f on c.message_key = f.m and c.bpmn_process_id = f.b`,
+};
+
 export function messagesRepository(db: Db) {
   /** The messages buffered on `partition`, expired or not (bounded per account by LIMITS); served by the (partition, expires_at) index. */
   async function loadBufferedMessages(partition: number): Promise<BufferedMessageRecord[]> {
@@ -52,23 +78,7 @@ export function messagesRepository(db: Db) {
     const json = JSON.stringify(
       wanted.map((w, o) => ({ o, m: w.messageKey, b: w.bpmnProcessId, i: w.instanceKey, p: w.partition, e: new Date(w.expiresAt).toISOString() })),
     );
-    return rows<CorrelationHolder>(
-      db,
-      sql`with firsts as (
-  select distinct on (x.m, x.b) x.m, x.b, x.i, x.p, x.e
-  from jsonb_to_recordset(${json}::jsonb) as x(o int, m int8, b text, i int8, p int, e timestamptz)
-  order by x.m, x.b, x.o
-), claimed as (
-  insert into message_correlations (message_key, bpmn_process_id, instance_key, partition, expires_at)
-  select m, b, i, p, e from firsts
-  on conflict (message_key, bpmn_process_id) do nothing
-  returning message_key, bpmn_process_id, instance_key
-)
-select message_key::text as "messageKey", bpmn_process_id as "bpmnProcessId", instance_key::text as "instanceKey" from claimed
-union all
-select c.message_key::text, c.bpmn_process_id, c.instance_key::text
-from message_correlations c join firsts f on c.message_key = f.m and c.bpmn_process_id = f.b`,
-    );
+    return runStatement<CorrelationHolder>(db, CLAIM, [json]);
   }
 
   /** Deletes up to `limit` claims of `partition` that expired before `now`; how many. */

@@ -48,6 +48,7 @@ export class BatchBuilder {
   async build(entries: StreamEntry[], local: LocalCommand[], isolated: boolean): Promise<BatchWork> {
     const { results, isolation } = this;
     const work = new BatchWork(this.partition, this.epoch);
+    this.messages.dropPending();
     this.messages.expire(work);
     const lookedUp = results.known(entries, local);
     const known = lookedUp instanceof Promise ? await lookedUp : lookedUp;
@@ -103,6 +104,8 @@ export class BatchBuilder {
       work.tally.commands = entries.length + local.length;
       // Follow-ups belong to the unit that caused them only when it is alone in the batch.
       if (!isolated) unit = undefined;
+      // The correlations the message commands deferred, claimed in one statement (message-claims.ts).
+      await this.messages.flush(work, this.executor);
       for (let n = 0; this.internal.length > 0 && n < FOLLOW_UP_MAX && (n === 0 || performance.now() <= deadline); n++) {
         const item = this.internal.shift()!;
         const timer = timerUnit(item);

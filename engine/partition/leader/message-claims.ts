@@ -15,7 +15,7 @@
 // then the leader of their partition deletes them, a bounded number at a
 // time, at most once every PRUNE_EVERY_MS.
 import type { MessageBuffer } from '../../runtime/message-buffer.ts';
-import type { Store } from '../../store/index.ts';
+import type { CorrelationClaim, Store } from '../../store/index.ts';
 
 /** How long a claim stays after its message expired. */
 export const CLAIM_GRACE_MS = 3_600_000;
@@ -44,16 +44,26 @@ export class MessageClaims {
    * buffer's copy of it.
    */
   async claim(messageKey: string, expiresAt: number, candidates: readonly ClaimCandidate[]): Promise<Set<string>> {
-    const won = new Set<string>();
-    if (candidates.length === 0) return won;
-    const until = Math.max(expiresAt, Date.now()) + CLAIM_GRACE_MS;
-    const holders = await this.store.messages.claimCorrelations(
-      candidates.map((c) => ({ messageKey, bpmnProcessId: c.bpmnProcessId, instanceKey: c.instanceKey, partition: this.partition, expiresAt: until })),
-    );
-    const mine = new Set(candidates.map((c) => c.instanceKey));
-    for (const holder of holders) if (mine.has(holder.instanceKey)) won.add(holder.instanceKey);
+    return (await this.claimMany([{ messageKey, expiresAt, candidates }])).get(messageKey) ?? new Set();
+  }
+
+  /** claim() for several messages in one statement: by message key, the instances that may have it. */
+  async claimMany(wanted: readonly { messageKey: string; expiresAt: number; candidates: readonly ClaimCandidate[] }[]): Promise<Map<string, Set<string>>> {
+    const won = new Map<string, Set<string>>();
+    const claims: CorrelationClaim[] = [];
+    for (const { messageKey, expiresAt, candidates } of wanted) {
+      if (!won.has(messageKey)) won.set(messageKey, new Set());
+      const until = Math.max(expiresAt, Date.now()) + CLAIM_GRACE_MS;
+      for (const c of candidates)
+        claims.push({ messageKey, bpmnProcessId: c.bpmnProcessId, instanceKey: c.instanceKey, partition: this.partition, expiresAt: until });
+    }
+    if (claims.length === 0) return won;
+    const mine = new Set(claims.map((c) => `${c.messageKey}:${c.instanceKey}`));
+    for (const holder of await this.store.messages.claimCorrelations(claims)) {
+      if (mine.has(`${holder.messageKey}:${holder.instanceKey}`)) won.get(holder.messageKey)!.add(holder.instanceKey);
+    }
     // Each candidate's process has the message now: one of ours holds it, or another instance does (or is claiming it this moment).
-    for (const c of candidates) this.buffer.wentTo(messageKey, c.bpmnProcessId);
+    for (const c of claims) this.buffer.wentTo(c.messageKey, c.bpmnProcessId);
     this.prune();
     return won;
   }

@@ -65,6 +65,9 @@ export class MessageState {
   readonly claims: MessageClaims;
   /** Thrown signals' outbox rows (signals.ts) whose delivery every partition confirmed, deleted with the next batch. */
   private readonly released: string[] = [];
+  /** This batch's correlations waiting for their claims, made in one statement once its commands are done (flush). */
+  private pending: { message: BufferedMessage; candidates: (ClaimCandidate & { hot?: Hot })[] }[] = [];
+  private readonly pendingInstances = new Set<string>();
 
   constructor(
     /** Work for instances later in the same batch (internal-work.ts). */
@@ -75,6 +78,47 @@ export class MessageState {
     partition: number,
   ) {
     this.claims = new MessageClaims(store, partition, this.buffer);
+  }
+
+  /**
+   * Correlates `message`, once this batch's commands are done, to those of
+   * `candidates` (preferred in their order) its claims give it; a candidate
+   * without `hot` is a claim only (an instance the message started).
+   */
+  defer(message: BufferedMessage, candidates: (ClaimCandidate & { hot?: Hot })[]): void {
+    if (candidates.length === 0) return;
+    this.pending.push({ message, candidates });
+    for (const c of candidates) this.pendingInstances.add(c.instanceKey);
+  }
+
+  /** Whether a correlation deferred in this batch may go to the instance. */
+  isPending(instanceKey: string): boolean {
+    return this.pendingInstances.has(instanceKey);
+  }
+
+  /**
+   * Makes the deferred correlations' claims in one statement and applies
+   * those won — in the batch of the commands that deferred them, so a
+   * command the batch logs as done had its correlations committed with it.
+   */
+  async flush(work: BatchWork, executor: Executor): Promise<void> {
+    if (this.pending.length === 0) return;
+    const taken = this.pending;
+    this.dropPending();
+    const won = await this.claims.claimMany(taken.map((p) => ({ messageKey: p.message.key, expiresAt: p.message.expiresAt, candidates: p.candidates })));
+    for (const { message, candidates } of taken) {
+      const winners = won.get(message.key)!;
+      const { key: messageKey, name, correlationKey, variables } = message;
+      const command = { type: 'correlateMessage', messageKey, name, correlationKey, variables } as const;
+      // Refused when the instance was set aside, or its wait ended earlier in the batch: nothing changes then.
+      for (const c of candidates) if (c.hot !== undefined && winners.has(c.instanceKey)) await executor.applyTo(c.hot, command, work);
+    }
+  }
+
+  /** Forgets deferred correlations (flushed, or their batch failed and is built again). */
+  dropPending(): void {
+    this.pending = [];
+    this.pendingInstances.clear();
   }
 
   /** A subscription opened: indexed, and a buffered message neither the instance nor another of its process had is offered in this batch. */
@@ -161,6 +205,7 @@ export class MessageState {
     this.buffer.clear();
     this.index.clear();
     this.gate.clear();
+    this.dropPending();
     this.released.length = 0;
     const outbox: BufferedMessageRecord[] = [];
     const pending: BufferedMessageRecord[] = [];
@@ -242,23 +287,24 @@ export class MessageCommands {
    * (message-claims.ts); the processes it went to or had gone to.
    */
   private async correlate(message: BufferedMessage, work: BatchWork, executor: Executor): Promise<Set<string>> {
+    let candidates = this.candidates(message);
+    // An instance an earlier message of this batch may go to: that one is settled first, so this one sees where it went.
+    if (candidates.some((c) => this.state.isPending(c.instanceKey))) {
+      await this.state.flush(work, executor);
+      candidates = this.candidates(message);
+    }
+    this.state.defer(message, candidates);
+    return new Set(candidates.map((c) => c.bpmnProcessId));
+  }
+
+  private candidates(message: BufferedMessage): (ClaimCandidate & { hot: Hot })[] {
     const candidates: (ClaimCandidate & { hot: Hot })[] = [];
     for (const instanceKey of this.state.index.instancesFor(message.account, message.name, message.correlationKey)) {
       const hot = this.hot.get(instanceKey);
       if (hot === undefined || hot.instance.correlatedMessages?.includes(message.key)) continue;
       candidates.push({ instanceKey, bpmnProcessId: hot.instance.bpmnProcessId, hot });
     }
-    const won = await this.state.claims.claim(message.key, message.expiresAt, candidates);
-    const command = {
-      type: 'correlateMessage',
-      messageKey: message.key,
-      name: message.name,
-      correlationKey: message.correlationKey,
-      variables: message.variables,
-    } as const;
-    // Refused when the instance was set aside: nothing changes then.
-    for (const c of candidates) if (won.has(c.instanceKey)) await executor.applyTo(c.hot, command, work);
-    return new Set(candidates.map((c) => c.bpmnProcessId));
+    return candidates;
   }
 
   /**
@@ -286,8 +332,8 @@ export class MessageCommands {
         ctx,
       );
       if (!result.ok) continue;
-      const claim = { instanceKey: result.instance.key, bpmnProcessId: target.bpmnProcessId };
-      if (!(await this.state.claims.claim(message.key, message.expiresAt, [claim])).has(claim.instanceKey)) continue;
+      // A fresh message reached no other partition yet: the claim cannot be refused, and goes with the batch's others.
+      this.state.defer(message, [{ instanceKey: result.instance.key, bpmnProcessId: target.bpmnProcessId }]);
       this.effects.settle(message.account, null, result, work, target.model);
       started++;
     }
