@@ -101,6 +101,16 @@ describe("messages: Zeebe's cardinality over partitions", () => {
     expect((await claimsOf(messageKey)).map((c) => c.bpmn_process_id)).toEqual(['p', 'q']);
   });
 
+  it('messages published together each reach a different waiting instance: none is lost to a wait an earlier one of the same batch ended', async () => {
+    const ps = await startMany('p', 'k4', 6);
+    const messageKeys = await Promise.all(Array.from({ length: 6 }, (_, n) => publish('k4', { n })));
+    const got = await reached('p');
+    expect(got.sort()).toEqual([...ps].sort());
+    const holders = (await Promise.all(messageKeys.map(claimsOf))).map((claims) => claims.map((c) => c.instance_key));
+    expect(holders.every((h) => h.length === 1)).toBe(true);
+    expect(new Set(holders.flat()).size).toBe(6);
+  });
+
   it('holds across a restart: the claim is in Postgres, and the new leaders do not give the message to another instance', async () => {
     await publish('k3', {}, 60_000);
     const [p1] = await startMany('p', 'k3', 1);
