@@ -61,7 +61,8 @@ export function selfSignedCertificate(commonName = 'orca-fake-apiserver'): Certi
   const { publicKey, privateKey } = generateKeyPairSync('ec', { namedCurve: 'prime256v1' });
   const ecdsaWithSha256 = sequence(oid('1.2.840.10045.4.3.2'));
   const serial = randomBytes(16);
-  serial[0] &= 0x7f;
+  // Positive, and its first byte not zero: DER wants the shortest encoding, and OpenSSL refuses a padded one.
+  serial[0] = (serial[0] & 0x7f) | 0x40;
   const now = Date.now();
   const subjectAltName = sequence(tlv(0x87, Buffer.from([127, 0, 0, 1])), tlv(0x82, Buffer.from('localhost', 'ascii')));
   const tbs = sequence(
