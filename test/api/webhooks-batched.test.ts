@@ -5,38 +5,24 @@
 // event and a redelivery arrive as arrays of one, and with batching turned
 // off by PATCH the next event is a request of its own again.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { end, flow, processXml, start } from '../../engine/runtime/testing.ts';
 import { eventually } from '../webhooks/outbox.ts';
-import { startReceiver, type ReceivedDelivery, type Receiver } from '../webhooks/receiver.ts';
-import { apiFixture, type ApiFixture } from './api-fixture.ts';
-import { mustDeploy, startInstance, type Json } from './workflow-support.ts';
+import type { ReceivedDelivery, Receiver } from '../webhooks/receiver.ts';
+import type { ApiFixture } from './api-fixture.ts';
+import { webhookEndpointFixture, type WebhookEndpointFixture } from './webhook-endpoint-fixture.ts';
+import { startInstance, type Json } from './workflow-support.ts';
 
-const QUICK = processXml('quick', start() + end() + flow('f1', 'start', 'end'));
-
+let fixture: WebhookEndpointFixture;
 let api: ApiFixture;
 let receiver: Receiver;
-let secrets: string[] = [];
 let apiKey: string;
 let endpointId: string;
 
 beforeAll(async () => {
-  api = await apiFixture({ config: { webhooks: { allowPrivateNetworks: true, dispatcher: true } } });
-  receiver = await startReceiver(() => secrets);
-  ({ apiKey } = await api.newAccount());
-  const created = await api.call('POST', '/api/v1/webhooks', {
-    apiKey,
-    json: { url: `${receiver.url}/batched`, events: ['process_instance.completed'], batching: { maxEvents: 5, maxWaitMs: 200 } },
-  });
-  expect(created.status, created.text).toBe(201);
-  expect(created.json.batching).toEqual({ maxEvents: 5, maxWaitMs: 200 });
-  endpointId = created.json.id;
-  secrets = [created.json.secret];
-  await mustDeploy(api, apiKey, QUICK);
+  fixture = await webhookEndpointFixture('/batched', { batching: { maxEvents: 5, maxWaitMs: 200 } });
+  ({ api, receiver, apiKey, endpointId } = fixture);
+  expect(fixture.created.batching).toEqual({ maxEvents: 5, maxWaitMs: 200 });
 }, 60_000);
-afterAll(async () => {
-  await receiver?.close();
-  await api?.close();
-});
+afterAll(() => fixture?.close());
 
 const verified = () => receiver.received.filter((d) => d.refused === undefined && d.path === '/batched');
 const elements = (d: ReceivedDelivery): { id: string; type: string }[] => {

@@ -8,37 +8,25 @@
 // kinds are pruned alike, and a delivery still pending is kept.
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { end, flow, processXml, start } from '../../engine/runtime/testing.ts';
 import { startLogPrune } from '../../api/webhooks/log-prune.ts';
 import { rows } from '../../engine/store/index.ts';
 import { eventually } from '../webhooks/outbox.ts';
-import { startReceiver, type Receiver } from '../webhooks/receiver.ts';
-import { apiFixture, type ApiFixture } from './api-fixture.ts';
-import { mustDeploy, startInstance, type Json } from './workflow-support.ts';
+import type { Receiver } from '../webhooks/receiver.ts';
+import type { ApiFixture } from './api-fixture.ts';
+import { webhookEndpointFixture, type WebhookEndpointFixture } from './webhook-endpoint-fixture.ts';
+import { startInstance, type Json } from './workflow-support.ts';
 
-/** Completes as soon as it starts: one process_instance.completed per start. */
-const QUICK = processXml('quick', start() + end() + flow('f1', 'start', 'end'));
-
+let fixture: WebhookEndpointFixture;
 let api: ApiFixture;
 let receiver: Receiver;
-let secrets: string[] = [];
 let apiKey: string;
 let endpointId: string;
 
 beforeAll(async () => {
-  api = await apiFixture({ config: { webhooks: { allowPrivateNetworks: true, dispatcher: true } } });
-  receiver = await startReceiver(() => secrets);
-  ({ apiKey } = await api.newAccount());
-  const created = await api.call('POST', '/api/v1/webhooks', { apiKey, json: { url: `${receiver.url}/log`, events: ['process_instance.completed'] } });
-  expect(created.status, created.text).toBe(201);
-  endpointId = created.json.id;
-  secrets = [created.json.secret];
-  await mustDeploy(api, apiKey, QUICK);
+  fixture = await webhookEndpointFixture('/log');
+  ({ api, receiver, apiKey, endpointId } = fixture);
 }, 60_000);
-afterAll(async () => {
-  await receiver?.close();
-  await api?.close();
-});
+afterAll(() => fixture?.close());
 
 const base = () => `/api/v1/webhooks/${endpointId}/deliveries`;
 
