@@ -32,7 +32,7 @@ export const LIMITS = {
   maxMessageTimeToLiveMs: 7 * 86_400_000,
   /** A message name or correlation key (extension), in characters. */
   maxMessageKeyLength: 1_000,
-  /** Messages one account may have buffered (timeToLive > 0, not yet expired) on one message partition (extension). */
+  /** Messages one account may have buffered (timeToLive > 0, not yet expired) on a partition, which keeps a copy of each: the account's bound (extension). */
   maxBufferedMessagesPerAccountPartition: 10_000,
   /** A job's activation timeout (extension), in milliseconds: one day. */
   maxActivationTimeoutMs: 86_400_000,
