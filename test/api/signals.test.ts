@@ -175,12 +175,26 @@ describe('POST /api/v1/signals (extension)', () => {
 
   it('a flood of broadcasts from one account is a 429 with Retry-After, and the refused ones broadcast nothing', async () => {
     const flood = await api.newAccount();
+    // Each broadcast that goes through starts one instance of this, for a credit: what the refused ones did not do is countable.
+    await mustDeploy(
+      api,
+      flood.apiKey,
+      definitions('<bpmn:signal id="Flood" name="flood"/>' + eventStartedTask('flood-started', 'fs', signal('Flood'), 'f', 'flood-work')),
+    );
+    const balance = await balanceOf(api, flood.account);
     const answers = await Promise.all(Array.from({ length: 160 }, () => broadcast({ name: 'flood' }, { key: flood.apiKey })));
     const refused = answers.filter((r) => r.status === 429);
+    const through = answers.filter((r) => r.status === 201);
     expect(refused.length).toBeGreaterThan(0);
-    expect(answers.every((r) => r.status === 201 || r.status === 429)).toBe(true);
+    expect(through.length + refused.length).toBe(answers.length);
     expectProblem(refused[0], 429);
     expect(refused[0].headers.get('retry-after')).toMatch(/^\d+$/);
     expect(refused[0].json.detail).toContain('signal broadcasts');
+    const listed = await api.call('GET', '/api/v1/process-instances', {
+      apiKey: flood.apiKey,
+      query: { 'filter.bpmnProcessId': 'flood-started', limit: 1000 },
+    });
+    expect(listed.json.items).toHaveLength(through.length);
+    expect(await balanceOf(api, flood.account)).toBe(balance - through.length);
   });
 });
