@@ -55,6 +55,34 @@ describe('messages (extension): waits SPEC.md makes jobs', () => {
     expect(engine.instance(late)!.state).toBe('ACTIVE');
   });
 
+  it('the correlation key is the one evaluated when the wait began: changing the variable later does not move it', () => {
+    // start → fork: one branch waits for the message, the other's job changes orderId meanwhile → join → end
+    const engine = engineWith(
+      proc(
+        start() +
+          '<bpmn:parallelGateway id="fork"/>' +
+          catchEvent('w', 'M') +
+          service('change', 'change') +
+          '<bpmn:parallelGateway id="join"/>' +
+          end() +
+          flow('f1', 'start', 'fork') +
+          flow('f2', 'fork', 'w') +
+          flow('f3', 'fork', 'change') +
+          flow('f4', 'w', 'join') +
+          flow('f5', 'change', 'join') +
+          flow('f6', 'join', 'end'),
+      ),
+    );
+    const key = engine.start('p', { orderId: 'before' });
+    const [job] = engine.activate('change', 1);
+    engine.completeJob(job.key, { orderId: 'after' });
+    expect(engine.instance(key)!.variables[key].orderId).toBe('after');
+    engine.publishMessage({ name: 'paid', correlationKey: 'after' });
+    expect(engine.history(key).filter((r) => r.type === 'MESSAGE_CORRELATED')).toHaveLength(0);
+    engine.publishMessage({ name: 'paid', correlationKey: 'before' });
+    expect(engine.instance(key)!.state).toBe('COMPLETED');
+  });
+
   it('a numeric correlation key matches its decimal text', () => {
     const engine = engineWith(waitModel(catchEvent('w', 'M')));
     const key = engine.start('p', { orderId: 42 });
