@@ -2,9 +2,12 @@
 // package verifies them (with the current secret, and during a rotation's
 // grace with the previous one too), recorded as delivered with the attempt
 // in the log; and the same package refusing a tampered body and a stale
-// timestamp — the second through the dispatcher itself, whose clock is set
-// back, so the refusal comes back as a recorded failed attempt.
+// timestamp — both over HTTP too (a proxy that changes the body on the way;
+// the dispatcher's clock set back), so the refusal comes back as a recorded
+// failed attempt.
 import { randomBytes } from 'node:crypto';
+import { createServer, request as httpRequest } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { sql } from 'drizzle-orm';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startWebhookDispatcher, USER_AGENT, type WebhookDispatcher } from '../../api/webhooks/dispatcher.ts';
@@ -72,6 +75,27 @@ describe('signed deliveries', () => {
     expect(verify([newSigningSecret()], got.body, got.headers)).toMatch(/signature/i);
   });
 
+  it('with a body changed on the way are refused by the receiver over HTTP, and that is a recorded failed attempt', async () => {
+    const proxy = await tamperingProxy(receiver.url);
+    try {
+      const endpoint = await addEndpoint(database.db, `${proxy.url}/tampered`, { secretKey });
+      secrets = [endpoint.secret];
+      await enqueueCompleted(database.db, endpoint.account);
+      dispatch();
+      const [row] = await eventually(async () => {
+        const found = await deliveriesOf(database.db, endpoint.id);
+        return found[0]?.attempts === 1 ? found : undefined;
+      });
+      const got = receiver.received.find((d) => d.path === '/tampered')!;
+      expect(got.body).toContain('"0rder"');
+      expect(got.refused).toMatch(/signature/i);
+      expect(row).toMatchObject({ status: 'pending', last_status_code: 400 });
+      expect(row.last_error).toMatch(/^answered 400: refused: .*signature/i);
+    } finally {
+      await proxy.close();
+    }
+  });
+
   it('with a stale timestamp are refused by the receiver, and that is a recorded failed attempt', async () => {
     const endpoint = await addEndpoint(database.db, `${receiver.url}/stale`, { secretKey });
     secrets = [endpoint.secret];
@@ -124,3 +148,27 @@ describe('signed deliveries', () => {
     expect(String(got.headers['webhook-signature']).split(' ')).toHaveLength(1);
   });
 });
+
+/** A loopback HTTP proxy to `target` that changes `"order"` to `"0rder"` in each body it forwards, headers and signature left as they came. */
+async function tamperingProxy(target: string): Promise<{ url: string; close(): Promise<void> }> {
+  const server = createServer((request, response) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (c: Buffer) => chunks.push(c));
+    request.on('end', () => {
+      const body = Buffer.from(Buffer.concat(chunks).toString('utf8').replace('"order"', '"0rder"'));
+      const headers = { ...request.headers, 'content-length': String(body.length) };
+      const forwarded = httpRequest(`${target}${request.url}`, { method: request.method, headers }, (answer) => {
+        response.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(response);
+      });
+      forwarded.on('error', () => response.destroy());
+      forwarded.end(body);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
