@@ -30,6 +30,48 @@ describe('forbiddenAddress', () => {
     expect(forbiddenAddress(address)).toBeUndefined();
   });
 
+  // The connect-time check sees whatever a resolver or a literal hands it, so
+  // every IPv6 way of writing a forbidden IPv4 address must be caught here,
+  // not only the dotted ::ffff:a.b.c.d form.
+  it.each([
+    ['::ffff:7f00:1', 'loopback'],
+    ['::FFFF:7F00:0001', 'loopback'],
+    ['0:0:0:0:0:ffff:7f00:0001', 'loopback'],
+    ['0000:0000:0000:0000:0000:ffff:7f00:0001', 'loopback'],
+    ['0:0:0:0:0:ffff:127.0.0.1', 'loopback'],
+    ['[::ffff:7f00:1]', 'loopback'],
+    ['::ffff:a9fe:a9fe', 'link-local'],
+    ['0:0:0:0:0:ffff:a9fe:a9fe', 'link-local'],
+    ['::ffff:a00:1', 'private'],
+    ['::ffff:c0a8:101', 'private'],
+    ['::ffff:0:0', 'this network'],
+    ['::7f00:1', 'IPv4-compatible'],
+    ['::127.0.0.1', 'IPv4-compatible'],
+    ['0:0:0:0:0:0:a9fe:a9fe', 'IPv4-compatible'],
+    ['64:ff9b::7f00:1', 'NAT64'],
+    ['64:ff9b::169.254.169.254', 'NAT64'],
+    ['64:ff9b:0:0:0:0:a00:1', 'NAT64'],
+  ])('refuses the IPv6 spelling %s (%s)', (address, what) => {
+    expect(forbiddenAddress(address)).toContain(what);
+  });
+
+  it.each(['::ffff:8.8.8.8', '::ffff:808:808', '0:0:0:0:0:ffff:0808:0808', '2606:4700::1111'])('lets the public IPv6 spelling %s through', (address) => {
+    expect(forbiddenAddress(address)).toBeUndefined();
+  });
+
+  it('treats IPv6 spellings of private IPv4 like the IPv4 when private networks are allowed', () => {
+    const allow = { allowPrivateNetworks: true };
+    expect(forbiddenAddress('::ffff:7f00:1', allow)).toBeUndefined();
+    expect(forbiddenAddress('::ffff:a00:1', allow)).toBeUndefined();
+    expect(forbiddenAddress('::ffff:a9fe:a9fe', allow)).toContain('link-local');
+    expect(forbiddenAddress('::7f00:1', allow)).toContain('IPv4-compatible');
+    expect(forbiddenAddress('64:ff9b::7f00:1', allow)).toContain('NAT64');
+  });
+
+  it('names the address as it was given, so callers can reword the reason', () => {
+    expect(forbiddenAddress('::ffff:7f00:1')).toBe('::ffff:7f00:1 is a loopback address');
+  });
+
   it('lets loopback and private ranges through when private networks are allowed, never link-local', () => {
     const allow = { allowPrivateNetworks: true };
     expect(forbiddenAddress('127.0.0.1', allow)).toBeUndefined();

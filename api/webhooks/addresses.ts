@@ -2,9 +2,10 @@
 // (ORCA_WEBHOOK_ALLOW_PRIVATE_NETWORKS): loopback, link-local (where cloud
 // metadata services answer), private and shared ranges, and every other
 // reserved block of IANA's special-purpose registries, for IPv4 and IPv6,
-// IPv4-mapped IPv6 included. Used twice: on the URL when an endpoint is
-// created or changed, and on the address a delivery actually connects to
-// (a name may resolve elsewhere by then: DNS rebinding).
+// and every IPv6 spelling of an IPv4 address (mapped, compatible, NAT64).
+// Used twice: on the URL when an endpoint is created or changed, and on the
+// address a delivery actually connects to (a name may resolve elsewhere by
+// then: DNS rebinding).
 import { BlockList, isIP } from 'node:net';
 
 // [range, prefix length, what it is]; what the refusal says comes from the third.
@@ -29,6 +30,9 @@ const V4: [string, number, string][] = [
 const V6: [string, number, string][] = [
   ['::', 128, 'the unspecified address'],
   ['::1', 128, 'a loopback address'],
+  // Deprecated (RFC 4291); where a kernel still tunnels it, ::7f00:1 reaches
+  // 127.0.0.1. Refused whole, like NAT64: no receiver has a use for either.
+  ['::', 96, 'a deprecated IPv4-compatible address'],
   ['64:ff9b::', 96, 'a NAT64 address'],
   ['64:ff9b:1::', 48, 'a local-use NAT64 address'],
   ['100::', 64, 'a discard-only address'],
@@ -63,11 +67,13 @@ export function forbiddenAddress(address: string, options: { allowPrivateNetwork
   const bare = address.startsWith('[') && address.endsWith(']') ? address.slice(1, -1) : address;
   const family = isIP(bare);
   if (family === 0) return `${address} is not an IP address`;
-  const mapped = family === 6 ? /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(bare)?.[1] : undefined;
-  const ip = mapped ?? bare;
-  const type = mapped !== undefined || family === 4 ? 'ipv4' : 'ipv6';
+  const type = family === 4 ? 'ipv4' : 'ipv6';
+  // No family filter: BlockList matches an IPv4-mapped IPv6 address in any
+  // spelling (::ffff:7f00:1, 0:0:0:0:0:ffff:127.0.0.1, …) against IPv4
+  // rules, and the IPv4 rows come first, so it is refused as its IPv4 is.
+  // An IPv4 address matches no IPv6 row (none covers ::ffff:0:0/96).
   for (const range of ranges) {
-    if (range.family !== type || !range.list.check(ip, type)) continue;
+    if (!range.list.check(bare, type)) continue;
     if (options.allowPrivateNetworks && PRIVATE.has(range.what)) return undefined;
     return `${address} is ${range.what}`;
   }
