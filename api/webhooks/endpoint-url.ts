@@ -39,15 +39,10 @@ function urlSyntaxProblem(text: string): string | undefined {
   return undefined;
 }
 
-/** The host as an IP literal Node would connect to (IPv4-mapped IPv6 in either notation as IPv4), or undefined for a name. */
+/** The host as the IP literal Node would connect to, or undefined for a name. */
 function literalAddress(hostname: string): string | undefined {
   const bare = hostname.startsWith('[') && hostname.endsWith(']') ? hostname.slice(1, -1) : hostname;
-  if (isIP(bare) === 0) return undefined;
-  // WHATWG URLs write ::ffff:127.0.0.1 as ::ffff:7f00:1, which the address table would not recognise as IPv4.
-  const hex = /^::ffff:([0-9a-f]{1,4}):([0-9a-f]{1,4})$/i.exec(bare);
-  if (hex === null) return bare;
-  const [high, low] = [parseInt(hex[1], 16), parseInt(hex[2], 16)];
-  return `${high >> 8}.${high & 255}.${low >> 8}.${low & 255}`;
+  return isIP(bare) === 0 ? undefined : bare;
 }
 
 /**
@@ -70,7 +65,7 @@ export async function forbiddenUrl(text: string, options: { allowPrivateNetworks
     return undefined;
   }
   for (const { address } of addresses) {
-    const why = forbiddenAddress(literalAddress(address) ?? address, options);
+    const why = forbiddenAddress(address, options);
     if (why !== undefined) return `${hostname} resolves to ${address}, which is refused: ${why.replace(/^\S+ is /, 'it is ')}`;
   }
   return undefined;
