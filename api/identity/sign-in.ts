@@ -4,11 +4,13 @@
 // opaque `orcass_…` token sent as Authorization: Bearer on the dashboard,
 // wallet and key routes, until it expires or is ended by a logout. Codes,
 // link tokens and sessions are stored only as hashes and never logged. The
-// caller never learns whether an address has an account: both answers are
-// the same and both mail the address (a code, or a note saying it has none).
-// Requests are limited per address and per caller address (token buckets,
-// the agents' ones: in Redis when there is one); a caller address gets four
-// times an e-mail address's budget, since many people may share one (NAT).
+// caller never learns whether an address has an account: both answers to a
+// request are the same and both mail the address (a code, or a note saying
+// it has none), and every failed verify is one answer. Requests are limited
+// per address and per caller address, verifies per caller address (token
+// buckets, the agents' ones: in Redis when there is one); a caller address
+// gets four times an e-mail address's budget, since many people may share
+// one (NAT).
 import { randomInt } from 'node:crypto';
 import type { loginRepository } from '../../engine/index.ts';
 import { MailUndeliverableError, type Mailer } from '../mail/index.ts';
@@ -23,6 +25,12 @@ export const MAX_CODE_ATTEMPTS = 5;
 const CODE_DIGITS = 8;
 /** How many e-mail addresses' worth of sign-in requests one caller address may make. */
 const CALLER_SHARE = 4;
+/** Code tries a caller address may make per sign-in mail it may ask for: room for a typo. */
+const VERIFIES_PER_MAIL = 2;
+// One answer for every failed verify (unknown address, no live code, wrong,
+// spent or expired code): telling them apart would tell which addresses
+// have an account, and counting down the tries would too.
+const CODE_REFUSED = 'The code is wrong, used up or expired. Ask for a new one with POST /api/login.';
 
 export interface SignInConfig {
   publicUrl: () => string;
@@ -49,8 +57,8 @@ export interface SignIn {
   readonly sessionTtlSeconds: number;
   /** Mails a code and link (or, for an address without an account, a note); RATE_LIMITED past the limits. */
   requestCode(email: string, callerAddress: string | undefined): Promise<void>;
-  /** Opens a session for a right code; UNAUTHENTICATED for a wrong, spent, expired or absent one. */
-  verify(email: string, code: string): Promise<Session>;
+  /** Opens a session for a right code; UNAUTHENTICATED (one answer) for a wrong, spent, expired or absent one; RATE_LIMITED past the caller's limit. */
+  verify(email: string, code: string, callerAddress: string | undefined): Promise<Session>;
   /** Whether the link token can still be used (the GET page); uses nothing. */
   linkIsLive(token: string): Promise<boolean>;
   /** Uses the link token once and opens a session. */
@@ -69,27 +77,31 @@ const codeHash = (email: string, code: string) => hashSecret(`${email}\n${code}`
 export function createSignIn({ repo, mailer, buckets: open, config }: SignInOptions): SignIn {
   const now = config.now ?? (() => new Date());
   const byEmail = open(config.limits);
-  const byCaller = open({ burst: config.limits.burst * CALLER_SHARE, perSecond: config.limits.perSecond * CALLER_SHARE });
+  const callerShare = (share: number): BucketLimits => ({ burst: config.limits.burst * share, perSecond: config.limits.perSecond * share });
+  const byCaller = open(callerShare(CALLER_SHARE));
+  // Verifies are limited per caller address only. An address's guesses are
+  // already bounded by its codes (each spent after MAX_CODE_ATTEMPTS wrong
+  // tries, and mailed within byEmail's budget), so a per-address limit would
+  // add no safety, only a budget a stranger could spend to lock its owner out.
+  const verifiesByCaller = open(callerShare(CALLER_SHARE * VERIFIES_PER_MAIL));
 
-  async function limit(subject: string): Promise<void> {
-    const buckets = subject.startsWith('address:') ? byCaller : byEmail;
+  async function limit(buckets: TokenBuckets, key: string, what: string): Promise<void> {
     let take;
     try {
-      take = await buckets.take(`login:${subject}`);
+      take = await buckets.take(key);
     } catch {
       // The limiter protects the service and is not a dependency of it.
       return;
     }
     if (take.allowed) return;
     const seconds = Math.max(1, Math.ceil(take.retryAfterMs / 1000));
-    const kind = subject.startsWith('address:') ? 'caller address' : 'e-mail address';
-    throw new ApiError('RATE_LIMITED', `Too many sign-in requests for this ${kind}; retry in ${seconds} s.`, { retryAfterSeconds: seconds });
+    throw new ApiError('RATE_LIMITED', `Too many ${what}; retry in ${seconds} s.`, { retryAfterSeconds: seconds });
   }
 
   async function openSession(email: string): Promise<Session> {
     const account = await repo.accountOfEmail(email);
     // Codes are only issued to addresses with an account; one deleted since is no longer one.
-    if (account === null) throw new ApiError('UNAUTHENTICATED', 'The code is wrong, used up or expired. Ask for a new one with POST /api/login.');
+    if (account === null) throw new ApiError('UNAUTHENTICATED', CODE_REFUSED);
     const token = newSecret('accountSession');
     const at = now();
     const expiresAt = new Date(at.getTime() + config.sessionTtlSeconds * 1_000);
@@ -102,8 +114,8 @@ export function createSignIn({ repo, mailer, buckets: open, config }: SignInOpti
 
     async requestCode(rawEmail, callerAddress) {
       const email = normaliseEmail(rawEmail);
-      await limit(`email:${email}`);
-      if (callerAddress !== undefined) await limit(`address:${callerAddress}`);
+      await limit(byEmail, `login:email:${email}`, 'sign-in requests for this e-mail address');
+      if (callerAddress !== undefined) await limit(byCaller, `login:address:${callerAddress}`, 'sign-in requests for this caller address');
       const publicUrl = config.publicUrl().replace(/\/+$/, '');
       const sendFailed = (error: unknown) =>
         error instanceof MailUndeliverableError
@@ -136,17 +148,13 @@ export function createSignIn({ repo, mailer, buckets: open, config }: SignInOpti
       }
     },
 
-    async verify(rawEmail, code) {
+    async verify(rawEmail, code, callerAddress) {
       const email = normaliseEmail(rawEmail);
+      // Before the lookup, so a refused try costs the code nothing.
+      if (callerAddress !== undefined) await limit(verifiesByCaller, `login-verify:address:${callerAddress}`, 'sign-in codes tried from this caller address');
       const result = await repo.useCode(email, codeHash(email, code.trim()), now(), MAX_CODE_ATTEMPTS);
       if (result.status === 'ok') return openSession(email);
-      if (result.status === 'wrong' && result.attemptsLeft > 0) {
-        throw new ApiError(
-          'UNAUTHENTICATED',
-          `The code is wrong; ${result.attemptsLeft} more tr${result.attemptsLeft === 1 ? 'y' : 'ies'} before it is spent.`,
-        );
-      }
-      throw new ApiError('UNAUTHENTICATED', 'The code is wrong, used up or expired. Ask for a new one with POST /api/login.');
+      throw new ApiError('UNAUTHENTICATED', CODE_REFUSED);
     },
 
     async linkIsLive(token) {
@@ -172,7 +180,7 @@ export function createSignIn({ repo, mailer, buckets: open, config }: SignInOpti
     },
 
     close: async () => {
-      await Promise.all([byEmail.close(), byCaller.close()]);
+      await Promise.all([byEmail.close(), byCaller.close(), verifiesByCaller.close()]);
     },
   };
 }

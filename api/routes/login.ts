@@ -74,10 +74,10 @@ export const register: RegisterRoutes = async (app, ctx) => {
       auth: 'none',
       body: z.object({ email, code: z.string().min(1).max(32).describe('The code from the message.') }),
       response: { status: 200, schema: sessionSchema },
-      errors: [400, 401],
+      errors: [400, 401, 429],
     },
-    async ({ body }, _request, reply) => {
-      const session = await signIn.verify(body.email, body.code);
+    async ({ body }, request, reply) => {
+      const session = await signIn.verify(body.email, body.code, request.ip);
       reply.header('cache-control', 'no-store');
       return sessionOut(session);
     },

@@ -2,9 +2,11 @@
 // code and the link arrive by mail; the session reaches the dashboard,
 // wallet and key routes and nothing else; an API key, an expired session
 // (the service's clock moved) and a logged-out one are refused there; the
-// answer to an unknown address is the same; wrong codes spend the code; the
-// link's GET page uses nothing and its POST does; the sign-in requests of a
-// caller and of an address are rate-limited (429 with Retry-After).
+// answers to an unknown address are the same as to a known one, and every
+// failed verify is one answer; wrong codes spend the code; the link's GET
+// page uses nothing and its POST does; the sign-in requests of a caller and
+// of an address, and a caller's code tries, are rate-limited (429 with
+// Retry-After).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiFixture, type ApiFixture } from './api-fixture.ts';
 import { smtpPeer, type SmtpPeer } from './smtp-peer.ts';
@@ -38,6 +40,19 @@ async function mailedCode(email: string): Promise<{ code: string; link: string; 
   const mail = await smtp.next(email, before);
   const [, link, linkToken] = LINK.exec(mail.text)!;
   return { code: CODE.exec(mail.text)![1], link, linkToken };
+}
+
+/** A code other than `code`. */
+const otherThan = (code: string) => String((Number(code) + 1) % 100_000_000).padStart(8, '0');
+
+// Headers that differ between any two answers, whatever they say.
+const VARYING = new Set(['date', 'keep-alive', 'x-request-id']);
+
+/** A verify's answer as its caller can compare it: status, whole body and headers. */
+async function verifyAnswer(email: string, code: string): Promise<{ status: number; body: string; headers: Record<string, string> }> {
+  const res = await api.call('POST', '/api/login/verify', { json: { email, code } });
+  const headers = Object.fromEntries([...res.headers].filter(([name]) => !VARYING.has(name)));
+  return { status: res.status, body: res.text, headers };
 }
 
 async function signIn(email: string): Promise<string> {
@@ -126,8 +141,11 @@ describe('sign-in by mailed code', () => {
 
   it('answers an unknown address exactly as a known one, and issues it no code', async () => {
     const { email } = await api.newAccount();
+    const { email: idle } = await api.newAccount();
     const stranger = `nobody-${Date.now()}@example.org`;
+    const beforeKnown = smtp.count(email);
     const known = await api.call('POST', '/api/login', { json: { email } });
+    const code = CODE.exec((await smtp.next(email, beforeKnown)).text)![1];
     const before = smtp.count(stranger);
     const unknown = await api.call('POST', '/api/login', { json: { email: stranger } });
     expect(unknown.status).toBe(known.status);
@@ -135,23 +153,43 @@ describe('sign-in by mailed code', () => {
     const note = await smtp.next(stranger, before);
     expect(note.text).toMatch(/has no account, so no code was issued/);
     expect(note.text).not.toMatch(CODE);
-    expect((await api.call('POST', '/api/login/verify', { json: { email: stranger, code: '12345678' } })).status).toBe(401);
+
+    // A wrong code: for an address with a live code, for one with an account
+    // but no code, and for one without an account, the very same answer.
+    const wrong = otherThan(code);
+    const refused = await verifyAnswer(email, wrong);
+    expect(refused.status).toBe(401);
+    expect(JSON.parse(refused.body)).toEqual({
+      type: 'https://orca.dev/problems/unauthenticated',
+      title: 'Missing or invalid credential',
+      status: 401,
+      detail: 'The code is wrong, used up or expired. Ask for a new one with POST /api/login.',
+      instance: '/api/login/verify',
+      code: 'UNAUTHENTICATED',
+    });
+    expect(await verifyAnswer(stranger, wrong)).toEqual(refused);
+    expect(await verifyAnswer(idle, wrong)).toEqual(refused);
+    // And the right code once it has expired.
+    offset += 15 * 60_000 + 1_000;
+    try {
+      expect(await verifyAnswer(email, code)).toEqual(refused);
+    } finally {
+      offset -= 15 * 60_000 + 1_000;
+    }
   });
 
   it('spends a code after five wrong tries', async () => {
     const { email } = await api.newAccount();
     const { code } = await mailedCode(email);
-    const wrong = String((Number(code) + 1) % 100_000_000).padStart(8, '0');
-    const details: string[] = [];
-    for (let i = 0; i < 5; i++) {
-      const res = await api.call('POST', '/api/login/verify', { json: { email, code: wrong } });
-      expect(res.status).toBe(401);
-      details.push(res.json.detail);
-    }
-    expect(details[0]).toMatch(/4 more tries/);
-    expect(details[4]).toMatch(/used up or expired/);
-    // The right code comes too late: nothing is opened.
-    expect((await api.call('POST', '/api/login/verify', { json: { email, code } })).status).toBe(401);
+    const wrong = otherThan(code);
+    const answers = [];
+    for (let i = 0; i < 5; i++) answers.push(await verifyAnswer(email, wrong));
+    // No answer counts the tries down: that would tell an account's address from others.
+    expect(answers[0].status).toBe(401);
+    expect(JSON.parse(answers[0].body).detail).toMatch(/used up or expired/);
+    for (const answer of answers) expect(answer).toEqual(answers[0]);
+    // The right code comes too late: nothing is opened, and the answer is the same.
+    expect(await verifyAnswer(email, code)).toEqual(answers[0]);
     // Bad input changes nothing and says which field.
     const bad = await api.call('POST', '/api/login/verify', { json: { email: 'not-an-address', code } });
     expect(bad.status).toBe(400);
@@ -243,6 +281,31 @@ describe('sign-in by mailed code', () => {
     expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
     // Another address from the same caller is still served.
     expect((await api.call('POST', '/api/login', { json: { email: `other-${Date.now()}@example.org` } })).status).toBe(202);
+  });
+
+  // After every other test that tries a code: it empties this caller's budget of tries.
+  it('limits code tries per caller address, before any code is looked at', async () => {
+    const { email } = await api.newAccount();
+    const { code, linkToken } = await mailedCode(email);
+    let last;
+    let tries = 0;
+    // The fixture's budget: bursts of 48 tries (6 × 4 × 2) per caller address, some spent above.
+    for (; tries < 100; tries++) {
+      last = await api.call('POST', '/api/login/verify', { json: { email: `guess-${tries}@example.org`, code: '00000000' } });
+      if (last.status === 429) break;
+      expect(last.status).toBe(401);
+    }
+    expect(tries).toBeLessThan(48);
+    expect(last!.json.code).toBe('RATE_LIMITED');
+    expect(last!.json.detail).toMatch(/from this caller address/);
+    expect(Number(last!.headers.get('retry-after'))).toBeGreaterThan(0);
+    // Even the right code is refused now, and opens nothing.
+    const right = await api.call('POST', '/api/login/verify', { json: { email, code } });
+    expect(right.status).toBe(429);
+    expect(Number(right.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(right.json.token).toBeUndefined();
+    // The refused tries cost the code nothing: its link still signs in.
+    expect((await api.call('POST', '/api/login/link', { json: { token: linkToken } })).status).toBe(200);
   });
 
   // Last: it empties this caller's sign-in budget.
