@@ -94,6 +94,6 @@ describe('the message buffer (extension)', () => {
     await new Promise((r) => setTimeout(r, 300));
     // Any command on the message's partition builds a batch, which deletes what expired (every other partition's copy too, with its delivery).
     expect((await publish({ name: 'brief', correlationKey: 'b' })).status).toBe(201);
-    await eventually(async () => ((await buffered('brief')) === 0 ? true : undefined));
+    await eventually(async () => ((await buffered('brief')) === 0 ? true : undefined), 'the expired messages deleted');
   });
 });
