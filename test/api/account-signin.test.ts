@@ -103,6 +103,31 @@ describe('sign-in by mailed code', () => {
     expect(keys.json.items).toEqual([{ id: expect.stringMatching(/^key_/), prefix: apiKey.slice(0, 12), createdAt: expect.any(String) }]);
   });
 
+  it('pages the wallet ledger by cursor, newest first, each entry balance following from the one before', async () => {
+    const { apiKey, email } = await api.newAccount();
+    await mustDeploy(api, apiKey, serviceProcess('wallet-paged', 'wallet-work'));
+    for (let i = 0; i < 5; i++) await startInstance(api, apiKey, 'wallet-paged');
+    const session = await signIn(email);
+    const items: { id: string; amount: number; balanceAfter: number; reason: string; reference: string | null }[] = [];
+    let cursor: string | undefined;
+    for (let page = 0; page < 10; page++) {
+      const res = await api.call('GET', '/api/wallet', { headers: bearer(session), query: { limit: 2, ...(cursor ? { cursor } : {}) } });
+      expect(res.status, res.text).toBe(200);
+      expect(res.json.items.length).toBeLessThanOrEqual(2);
+      items.push(...res.json.items);
+      cursor = res.json.nextCursor ?? undefined;
+      if (cursor === undefined) break;
+    }
+    expect(cursor).toBeUndefined();
+    expect(new Set(items.map((e) => e.id)).size).toBe(items.length);
+    expect(items.map((e) => e.reason)).toEqual([...Array(5).fill('process-instance-start'), 'opening balance']);
+    expect(items.slice(0, 5).every((e) => e.amount === -1 && e.reference === 'wallet-paged')).toBe(true);
+    for (let i = 0; i + 1 < items.length; i++) expect(items[i].balanceAfter).toBe(items[i + 1].balanceAfter + items[i].amount);
+    expect(items[0].balanceAfter).toBe(995);
+    const bad = await api.call('GET', '/api/wallet', { headers: bearer(session), query: { cursor: 'not-a-cursor' } });
+    expect(bad.status).toBe(400);
+  });
+
   it('refuses an API key on the session routes and a session on the workflow API', async () => {
     const { email, apiKey } = await api.newAccount();
     const session = await signIn(email);
