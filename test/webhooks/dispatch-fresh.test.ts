@@ -5,7 +5,8 @@
 // delivery row; a failed one becomes a delivery row with its retry
 // schedule and is sent again from there. A dispatcher that dies after the
 // commit and before sending leaves the row held: another takes it over once
-// the hold lapses, not before, so nothing committed is lost.
+// the hold lapses, not before, so nothing committed is lost. An endpoint
+// that never answers holds up no instance.
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startWebhookDispatcher } from '../../api/webhooks/dispatcher.ts';
@@ -222,6 +223,36 @@ describe('deliveries taken from the leaders in memory', () => {
       for (const row of rowsNow) expect(row.attempts).toBe(1);
     } finally {
       await dispatcher.stop();
+      receiver.answer = (_d, response) => void response.writeHead(200).end('ok');
+    }
+  });
+
+  it('holds up no instance while its endpoint never answers: the leaders commit and answer, the requests hang apart', async () => {
+    const endpoint = await addEndpoint(engine.store.db, `${receiver.url}/hang`);
+    secrets = [endpoint.secret];
+    await engine.deploy(endpoint.account, QUICK, 'quick.bpmn');
+    const hanging: { end(): void }[] = [];
+    receiver.answer = (delivery, response) => {
+      if (delivery.path === '/hang') hanging.push(response);
+      else response.writeHead(200).end('ok');
+    };
+    // The attempts' own deadline (15 s) is far past the test: whatever completes here did not wait for one.
+    const dispatcher = startWebhookDispatcher({ db: engine.store.db, allowPrivateNetworks: true, attach: (t) => engine.attachWebhookTaker(t), perEndpoint: 4 });
+    try {
+      const ids = await startQuick(endpoint.account, 40);
+      await eventually(async () => (receiver.open() >= 4 ? true : undefined));
+      const states = await rows<{ state: string }>(engine.store.db, sql`select state from instances where account = ${endpoint.account}`);
+      expect(states).toHaveLength(40);
+      expect(states.every((r) => r.state === 'COMPLETED')).toBe(true);
+      // The endpoint's four slots hang; none of its events was answered, and each is still held for delivery.
+      const arrived = receiver.received.filter((d) => d.path === '/hang');
+      expect(arrived.length).toBeLessThanOrEqual(4);
+      const held = await batchesWith(ids);
+      expect(held.every((b) => b.delivered_at === null)).toBe(true);
+      expect(new Set(held.flatMap((b) => b.events.map((e) => e.i)))).toEqual(new Set(ids));
+    } finally {
+      await dispatcher.stop();
+      for (const response of hanging) response.end();
       receiver.answer = (_d, response) => void response.writeHead(200).end('ok');
     }
   });
