@@ -2,10 +2,11 @@
 // partition leaders (4 partitions: instances on any of them, the message
 // on the one its name and correlation key hash to): POST /api/v1/messages
 // correlates to receive tasks and message catches (their jobs withdrawn),
-// boundary events and message starts (1 credit each, one instance at a
+// boundary events (interrupting and not) and message starts (1 credit each, one instance at a
 // time per correlation key, a buffered start charged when it happens); a
 // message with a timeToLive is buffered in Postgres and survives a restart
-// before the wait opens; a messageId makes a second publish a 409; bad input is a 400
+// before the wait opens, and once its time to live ran out reaches nothing;
+// a messageId makes a second publish a 409; bad input is a 400
 // naming the field and changes nothing.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { definitions, end, flow, service, start } from '../../engine/runtime/testing.ts';
@@ -52,6 +53,23 @@ const cancellable = definitions(
     '</bpmn:process>',
 );
 
+/** start → work (a non-interrupting `remind` message boundary → note) → end */
+const remindable = definitions(
+  message('Remind', 'remind') +
+    '<bpmn:process id="msg-remindable" isExecutable="true">' +
+    start() +
+    service('work', 'msg-slow-work') +
+    '<bpmn:boundaryEvent id="onRemind" attachedToRef="work" cancelActivity="false"><bpmn:messageEventDefinition messageRef="Remind"/></bpmn:boundaryEvent>' +
+    service('note', 'msg-note') +
+    end() +
+    end('e2') +
+    flow('f1', 'start', 'work') +
+    flow('f2', 'work', 'end') +
+    flow('b1', 'onRemind', 'note') +
+    flow('b2', 'note', 'e2') +
+    '</bpmn:process>',
+);
+
 /** Started by the message `order placed`. */
 const started = definitions(
   '<bpmn:message id="Placed" name="order placed"/>' +
@@ -81,6 +99,7 @@ beforeAll(async () => {
   ({ apiKey, account } = await api.newAccount());
   await mustDeploy(api, apiKey, waits);
   await mustDeploy(api, apiKey, cancellable);
+  await mustDeploy(api, apiKey, remindable);
   await mustDeploy(api, apiKey, started);
 }, 60_000);
 afterAll(() => api?.close());
@@ -126,6 +145,30 @@ describe('POST /api/v1/messages (extension)', () => {
     const handle = await activateOne(api, apiKey, 'msg-handle');
     expect(handle).toMatchObject({ processInstanceKey: key, variables: { orderId: 'C-1', why: 'customer' } });
     expectProblem(await api.call('POST', `/api/v1/jobs/${work.key}/complete`, { apiKey, json: {} }), 404);
+  });
+
+  it('a non-interrupting message boundary starts its path beside the host for each message, and the host goes on', async () => {
+    const key = await startInstance(api, apiKey, 'msg-remindable', { orderId: 'R-1' });
+    const work = await activateOne(api, apiKey, 'msg-slow-work');
+    for (const n of [1, 2]) expect((await publish({ name: 'remind', correlationKey: 'R-1', variables: { n } })).status).toBe(201);
+    const notes = [await activateOne(api, apiKey, 'msg-note'), await activateOne(api, apiKey, 'msg-note')];
+    expect(notes.map((j) => j.processInstanceKey)).toEqual([key, key]);
+    for (const note of notes) expect((await api.call('POST', `/api/v1/jobs/${note.key}/complete`, { apiKey, json: {} })).status).toBe(204);
+    expect((await api.call('POST', `/api/v1/jobs/${work.key}/complete`, { apiKey, json: {} })).status).toBe(204);
+    await instanceInState(api, apiKey, key, 'COMPLETED');
+  });
+
+  it('a buffered message whose time to live ran out reaches no wait opened after', async () => {
+    expect((await publish({ name: 'paid', correlationKey: 'T-1', timeToLive: 200, variables: { stale: true } })).status).toBe(201);
+    await new Promise((r) => setTimeout(r, 400));
+    const key = await startInstance(api, apiKey, 'msg-waits', { orderId: 'T-1' });
+    // A buffered message is offered in the batch that opens the wait: answered, the instance still waits at the catch.
+    await waitingAt(key, 'waitPaid');
+    expect((await publish({ name: 'paid', correlationKey: 'T-1', variables: { fresh: true } })).status).toBe(201);
+    await waitingAt(key, 'waitShipped');
+    const detail = await api.call('GET', `/api/v1/process-instances/${key}`, { apiKey });
+    expect(detail.json.variables).toMatchObject({ fresh: true });
+    expect(detail.json.variables).not.toHaveProperty('stale');
   });
 
   it('a message start event starts an instance of the latest version for 1 credit', async () => {
