@@ -70,6 +70,10 @@ export class BatchTally {
   instancesStarted = 0;
   instancesCompleted = 0;
   instancesTerminated = 0;
+  /** Case instances (CMMN), counted apart so the process series keep meaning processes. */
+  casesStarted = 0;
+  casesCompleted = 0;
+  casesTerminated = 0;
   /** Seconds from start to end of each instance that ended in the batch. */
   readonly instanceDurations: number[] = [];
   readonly jobsCreated: KindCounts = [0, 0, 0, 0, 0, 0];

@@ -17,6 +17,8 @@ export function engineMetrics(metrics: OrcaMetrics): EngineMetrics {
   const waits = JOB_KINDS.map((kind) => metrics.activationWait.labels(kind));
   const endedCompleted = metrics.instancesEnded.labels('COMPLETED');
   const endedTerminated = metrics.instancesEnded.labels('TERMINATED');
+  const casesCompleted = metrics.casesEnded.labels('COMPLETED');
+  const casesTerminated = metrics.casesEnded.labels('TERMINATED');
 
   const add = (children: Child[], counts: KindCounts) => {
     for (let i = 0; i < counts.length; i++) if (counts[i] > 0) children[i].inc(counts[i]);
@@ -29,6 +31,9 @@ export function engineMetrics(metrics: OrcaMetrics): EngineMetrics {
       if (tally.instancesStarted > 0) metrics.instancesStarted.inc(tally.instancesStarted);
       if (tally.instancesCompleted > 0) endedCompleted.inc(tally.instancesCompleted);
       if (tally.instancesTerminated > 0) endedTerminated.inc(tally.instancesTerminated);
+      if (tally.casesStarted > 0) metrics.casesStarted.inc(tally.casesStarted);
+      if (tally.casesCompleted > 0) casesCompleted.inc(tally.casesCompleted);
+      if (tally.casesTerminated > 0) casesTerminated.inc(tally.casesTerminated);
       for (const seconds of tally.instanceDurations) metrics.instanceDuration.observe(seconds);
       add(created, tally.jobsCreated);
       add(completed, tally.jobsCompleted);

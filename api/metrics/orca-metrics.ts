@@ -29,6 +29,8 @@ export class OrcaMetrics {
   readonly instancesStarted: Counter;
   readonly instancesEnded: Counter<'state'>;
   readonly instanceDuration: Histogram;
+  readonly casesStarted: Counter;
+  readonly casesEnded: Counter<'state'>;
   readonly jobsCreated: Counter<'job_kind'>;
   readonly jobsActivated: Counter<'job_kind'>;
   readonly jobsCompleted: Counter<'job_kind'>;
@@ -59,6 +61,13 @@ export class OrcaMetrics {
       name: 'orca_process_instance_duration_seconds',
       help: 'Time from the start of a process instance to its end.',
       buckets: [0.01, 0.05, 0.1, 0.5, 1, 5, 10, 30, 60, 300, 900, 3600, 21600, 86400],
+      registers,
+    });
+    this.casesStarted = new Counter({ name: 'orca_case_instances_started_total', help: 'CMMN case instances started (committed).', registers });
+    this.casesEnded = new Counter({
+      name: 'orca_case_instances_ended_total',
+      help: 'CMMN case instances that ended, by end state (COMPLETED; TERMINATED: cancelled or exited).',
+      labelNames: ['state'],
       registers,
     });
     const jobCounter = (name: string, help: string) => new Counter({ name, help, labelNames: ['job_kind'], registers });
@@ -169,7 +178,7 @@ export class OrcaMetrics {
       },
     });
 
-    for (const state of ['COMPLETED', 'TERMINATED']) this.instancesEnded.inc({ state }, 0);
+    for (const state of ['COMPLETED', 'TERMINATED']) for (const ended of [this.instancesEnded, this.casesEnded]) ended.inc({ state }, 0);
     for (const kind of JOB_KINDS) {
       for (const counter of [this.jobsCreated, this.jobsActivated, this.jobsCompleted, this.jobsFailed]) counter.inc({ job_kind: kind }, 0);
       this.activationWait.zero({ job_kind: kind });

@@ -9,6 +9,11 @@ import { WEBHOOK_EVENT_TYPES } from '../../engine/index.ts';
 const key = (what: string) => z.string().describe(`The ${what} key (a decimal string).`);
 
 const instance = { processInstanceKey: key('process instance'), bpmnProcessId: z.string(), version: z.number().int() };
+const caseInstance = {
+  caseInstanceKey: key('case instance'),
+  caseDefinitionId: z.string(),
+  version: z.number().int().describe("The case definition's version."),
+};
 const task = {
   taskId: z.string().describe('The task id (its job key).'),
   processInstanceKey: key('process instance'),
@@ -23,6 +28,11 @@ export const EVENT_DATA: Record<(typeof WEBHOOK_EVENT_TYPES)[number] | 'webhook.
   'process_instance.incident': {
     when: 'An instance entered INCIDENT: it got an incident while it had none open.',
     data: z.object({ ...instance, incidentKey: key('incident that put it there') }),
+  },
+  'case_instance.completed': { when: 'A CMMN case instance completed (its case plan model completed).', data: z.object(caseInstance) },
+  'case_instance.terminated': {
+    when: 'A CMMN case instance was terminated: canceled (POST /api/v1/case-instances/{key}/cancel), an exit criterion of its case plan model fired, or the case task that started it ended.',
+    data: z.object(caseInstance),
   },
   'incident.created': {
     when: 'An incident was raised.',

@@ -1241,6 +1241,40 @@ export interface paths {
   };
 }
 export interface webhooks {
+  'case_instance.completed': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** A CMMN case instance completed (its case plan model completed). POSTed to each enabled endpoint subscribed to `case_instance.completed`. */
+    post: operations['WebhookEvent_case_instance_completed'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'case_instance.terminated': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** A CMMN case instance was terminated: canceled (POST /api/v1/case-instances/{key}/cancel), an exit criterion of its case plan model fired, or the case task that started it ended. POSTed to each enabled endpoint subscribed to `case_instance.terminated`. */
+    post: operations['WebhookEvent_case_instance_terminated'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   'credits.low': {
     parameters: {
       query?: never;
@@ -8112,6 +8146,88 @@ export interface operations {
         content: {
           'application/problem+json': components['schemas']['Problem'];
         };
+      };
+    };
+  };
+  WebhookEvent_case_instance_completed: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description The event id: the same on every attempt and for every endpoint. Deduplicate on it. An endpoint with `batching` is sent JSON arrays of events instead, under a batch id here: deduplicate on each element's `id` (docs/webhooks.md). */
+        'webhook-id': string;
+        /** @description Space-separated `v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<body>">`, one per live signing secret (two during the 24 hours after a rotation). */
+        'webhook-signature': string;
+        /** @description When this attempt was signed, Unix seconds. */
+        'webhook-timestamp': string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          data: {
+            caseDefinitionId: string;
+            /** @description The case instance key (a decimal string). */
+            caseInstanceKey: string;
+            /** @description The case definition's version. */
+            version: number;
+          };
+          /** @description When the change happened (ISO 8601). */
+          timestamp: string;
+          /** @constant */
+          type: 'case_instance.completed';
+        };
+      };
+    };
+    responses: {
+      /** @description Received. Anything else, or no answer within 15 s, is a failed attempt, retried. */
+      '2XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  WebhookEvent_case_instance_terminated: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description The event id: the same on every attempt and for every endpoint. Deduplicate on it. An endpoint with `batching` is sent JSON arrays of events instead, under a batch id here: deduplicate on each element's `id` (docs/webhooks.md). */
+        'webhook-id': string;
+        /** @description Space-separated `v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<body>">`, one per live signing secret (two during the 24 hours after a rotation). */
+        'webhook-signature': string;
+        /** @description When this attempt was signed, Unix seconds. */
+        'webhook-timestamp': string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          data: {
+            caseDefinitionId: string;
+            /** @description The case instance key (a decimal string). */
+            caseInstanceKey: string;
+            /** @description The case definition's version. */
+            version: number;
+          };
+          /** @description When the change happened (ISO 8601). */
+          timestamp: string;
+          /** @constant */
+          type: 'case_instance.terminated';
+        };
+      };
+    };
+    responses: {
+      /** @description Received. Anything else, or no answer within 15 s, is a failed attempt, retried. */
+      '2XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
       };
     };
   };

@@ -1,12 +1,14 @@
 // The webhook events a partition leader writes in its batch (Batch.events,
 // payload field `ev`): an instance completed, canceled or entered INCIDENT,
-// an incident raised, a user task created or completed. Each is built from
+// a case instance (CMMN) completed or terminated, an incident raised, a user
+// task created or completed. Each is built from
 // what the runtime did — the instance document and the history record of
 // the change — with the agreed payload and its stable id, so the same
 // change applied again (a batch replayed after a crash) yields the same
 // event and the outbox keeps one delivery of it. Whether anybody wants the
 // event is decided by the commit statement against the account's endpoints,
 // not here: building one is a small object and no lookup.
+import type { CaseInstance } from '../cmmn/runtime/types.ts';
 import type { HistoryRecord, Incident, ProcessInstance } from '../runtime/types.ts';
 import { webhookEventId, type WebhookEvent, type WebhookEventType } from './webhook-outbox.ts';
 
@@ -20,6 +22,22 @@ export function instanceEndedEvent(account: string, instance: ProcessInstance, r
   return event(type, instance.key, account, record.at, {
     processInstanceKey: instance.key,
     bpmnProcessId: instance.bpmnProcessId,
+    version: instance.version,
+  });
+}
+
+/**
+ * case_instance.completed or case_instance.terminated, at the record that
+ * ended the case. Terminated covers every way a case ends without
+ * completing (a cancel over the API, an exit criterion on its plan model,
+ * the end of the case task that started it): the case runtime has the one
+ * state for all of them.
+ */
+export function caseEndedEvent(account: string, instance: CaseInstance, record: HistoryRecord): WebhookEvent {
+  const type = record.type === 'CASE_INSTANCE_COMPLETED' ? 'case_instance.completed' : 'case_instance.terminated';
+  return event(type, instance.key, account, record.at, {
+    caseInstanceKey: instance.key,
+    caseDefinitionId: instance.caseDefinitionId,
     version: instance.version,
   });
 }

@@ -15,6 +15,8 @@ export const WEBHOOK_EVENT_TYPES = [
   'process_instance.completed',
   'process_instance.canceled',
   'process_instance.incident',
+  'case_instance.completed',
+  'case_instance.terminated',
   'incident.created',
   'incident.closed',
   'user_task.created',
@@ -38,8 +40,8 @@ export interface WebhookEvent {
 }
 
 /**
- * The `webhook-id` of the event `type` about the object `key` (an instance,
- * incident, job, deployment or ledger row key): each such event happens
+ * The `webhook-id` of the event `type` about the object `key` (a process or
+ * case instance, incident, job, deployment or ledger row key): each such event happens
  * once per object, so the id is derived, not drawn, and a write repeated by
  * a retry or a replay is recognised by it.
  */

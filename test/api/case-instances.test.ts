@@ -4,14 +4,16 @@
 // process task whose child process completes, a milestone) runs to
 // COMPLETED with its plan items' states and times; a start costs 1 credit
 // and an Idempotency-Key replays it; cancel withdraws tasks and cancels the
-// child process; bad input is a 4xx naming the field or the reason, and
-// changes nothing.
+// child process; a case's end is a webhook event and its start and end are
+// counted in /metrics; bad input is a 4xx naming the field or the reason,
+// and changes nothing.
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'drizzle-orm';
 import { caseXml } from '../../engine/cmmn/testing.ts';
-import { rows } from '../../engine/store/index.ts';
+import { rows, webhookEventId } from '../../engine/store/index.ts';
 import { OUTBOX_DELIVERIES } from '../../engine/store/testing/outbox-deliveries.ts';
+import { scrape, type Scrape } from '../observability/scrape.ts';
 import { apiFixture, type ApiFixture } from './api-fixture.ts';
 import { activateOne, balanceOf, deployXml, eventually, instanceInState, mustDeploy, type Json } from './workflow-support.ts';
 
@@ -380,6 +382,48 @@ describe('a case over REST', () => {
       elementId: 'B',
       jobKey: tasks.B.id,
     });
+  });
+
+  it("a case's own end is a webhook event, its start and end are counted in /metrics, and an unknown type is still a 400", async () => {
+    const { apiKey: own } = await api.newAccount();
+    const url = 'https://93.184.216.34/hook';
+    const unknown = await api.call('POST', '/api/v1/webhooks', { apiKey: own, json: { url, events: ['case_instance.started'] } });
+    expect(unknown.status).toBe(400);
+    expect(JSON.stringify(unknown.json.errors)).toContain("unknown event type 'case_instance.started'");
+    const events = ['case_instance.completed', 'case_instance.terminated'];
+    const hook = await api.call('POST', '/api/v1/webhooks', { apiKey: own, json: { url, events } });
+    expect(hook.status, hook.text).toBe(201);
+    expect(hook.json.events).toEqual(events);
+    const xml = caseXml('<planItem id="H" definitionRef="h"/><humanTask id="h"/>');
+    expect((await deployXml(api, own, xml, 'h.cmmn', '/api/v1/case-definitions')).status).toBe(200);
+    const before = await scrape(api.baseUrl);
+    const delta = (now: Scrape, name: string, labels?: Record<string, string>) => now.value(name, labels)! - before.value(name, labels)!;
+    const start = async () =>
+      (await api.call('POST', '/api/v1/case-instances', { apiKey: own, json: { caseDefinitionId: 'c' } })).json.caseInstanceKey as string;
+    const [done, stopped] = [await start(), await start()];
+    const task = await eventually(async () => {
+      const res = await api.call('GET', '/api/v1/tasks', { apiKey: own, query: { 'filter.processInstanceKey': done } });
+      return res.json.items[0] as Json | undefined;
+    }, 'the task');
+    expect((await api.call('POST', `/api/v1/tasks/${task.id}/complete`, { apiKey: own, json: {} })).status).toBe(204);
+    expect((await api.call('POST', `/api/v1/case-instances/${stopped}/cancel`, { apiKey: own })).status).toBe(204);
+    const outbox = await rows<{ event_id: string; type: string; payload: Json }>(
+      api.engine.store.db,
+      sql`select event_id, type, payload from ${sql.raw(OUTBOX_DELIVERIES)} where endpoint_id = ${hook.json.id} order by type`,
+    );
+    expect(outbox.map((d) => [d.event_id, d.type, d.payload.data])).toEqual([
+      [webhookEventId('case_instance.completed', done), 'case_instance.completed', { caseInstanceKey: done, caseDefinitionId: 'c', version: 1 }],
+      [webhookEventId('case_instance.terminated', stopped), 'case_instance.terminated', { caseInstanceKey: stopped, caseDefinitionId: 'c', version: 1 }],
+    ]);
+
+    // A batch's tally is reported just after its publication: wait for both ends to be counted.
+    const ended = (now: Scrape, state: string) => delta(now, 'orca_case_instances_ended_total', { state });
+    const after = await eventually(async () => {
+      const now = await scrape(api.baseUrl);
+      return ended(now, 'COMPLETED') >= 1 && ended(now, 'TERMINATED') >= 1 ? now : undefined;
+    }, 'the case ends to be counted');
+    expect([delta(after, 'orca_case_instances_started_total'), ended(after, 'COMPLETED'), ended(after, 'TERMINATED')]).toEqual([2, 1, 1]);
+    expect(delta(after, 'orca_process_instances_started_total')).toBe(0);
   });
 
   it('a completion that would grow the case file past its limit is refused with a 400, and the case is left as it was', async () => {

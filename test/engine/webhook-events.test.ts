@@ -4,9 +4,11 @@
 // in the outbox once it is committed, with the agreed payload and id —
 // instance completed and canceled, incident created, the instance entering
 // INCIDENT (once, however many incidents follow), user task created and
-// completed — and nothing for types or accounts nobody subscribed to.
+// completed, a CMMN case completed and terminated — and nothing for types
+// or accounts nobody subscribed to.
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { caseXml } from '../../engine/cmmn/testing.ts';
 import type { Engine } from '../../engine/partition/index.ts';
 import { end, flow, processXml, service, start } from '../../engine/runtime/testing.ts';
 import { rows, schema, WEBHOOK_EVENT_TYPES, webhookEventId } from '../../engine/store/index.ts';
@@ -32,6 +34,17 @@ const TWO_BRANCHES = processXml(
 );
 /** Its job type is an expression that gives no string: an incident without a job as soon as it starts. */
 const BAD_TYPE = processXml('bad', start() + service('task', '=missing') + end() + flow('f1', 'start', 'task') + flow('f2', 'task', 'end'));
+
+const caseOf = (id: string, body: string) => caseXml(body).replace('<case id="c">', `<case id="${id}">`);
+/** A non-blocking task: the case completes as it starts. */
+const QUICK_CASE = caseOf('quick', '<planItem id="T" definitionRef="t"/><task id="t" isBlocking="false"/>');
+/** A human task, and a listener whose occurrence exits the case plan model. */
+const EXITED_CASE = caseOf(
+  'exited',
+  '<planItem id="H" definitionRef="h"/><planItem id="L" definitionRef="l"/>' +
+    '<sentry id="s"><planItemOnPart sourceRef="L"><standardEvent>occur</standardEvent></planItemOnPart></sentry><exitCriterion sentryRef="s"/>' +
+    '<humanTask id="h"/><userEventListener id="l"/>',
+);
 
 const ACCOUNT = 'acct-hooked';
 /** Subscribed to completions only. */
@@ -66,6 +79,8 @@ beforeAll(async () => {
       await engine.deploy(account, xml, name);
     }
   }
+  await engine.deployCases(ACCOUNT, QUICK_CASE, 'quick.cmmn');
+  await engine.deployCases(ACCOUNT, EXITED_CASE, 'exited.cmmn');
 }, 60_000);
 afterAll(() => fixture.cleanup());
 
@@ -84,6 +99,20 @@ async function activate(account: string, type: string, instanceKey: string) {
 
 async function endedAt(account: string, instanceKey: string): Promise<string> {
   const row = await engine.store.instances.getInstance(account, instanceKey);
+  return row!.endedAt!.toISOString();
+}
+
+/** The deliveries about a case: its own events name it as caseInstanceKey, its tasks' as processInstanceKey. */
+async function deliveriesAboutCase(caseKey: string): Promise<Delivery[]> {
+  return rows<Delivery>(
+    engine.store.db,
+    sql`select endpoint_id, event_id, type, payload from ${sql.raw(OUTBOX_DELIVERIES)} where account = ${ACCOUNT}
+        and ${caseKey} in (payload->'data'->>'caseInstanceKey', payload->'data'->>'processInstanceKey') order by id, endpoint_id`,
+  );
+}
+
+async function caseEndedAt(caseKey: string): Promise<string> {
+  const row = await engine.store.caseInstances.getCaseInstance(ACCOUNT, caseKey);
   return row!.endedAt!.toISOString();
 }
 
@@ -195,6 +224,41 @@ describe('engine webhook events', () => {
     expect(all.map((d) => d.type)).toEqual(['incident.created', 'process_instance.incident']);
     expect(all[0].payload.data).toMatchObject({ incidentKey: incident.key, type: 'EXTRACT_VALUE_ERROR', elementId: 'task', jobKey: null });
     expect(all[1].payload.data).toEqual({ processInstanceKey: key, bpmnProcessId: 'bad', version: 1, incidentKey: incident.key });
+  });
+
+  it('case_instance.completed when a case completes, case_instance.terminated when it is canceled or its plan model exits', async () => {
+    const quick = await engine.startCase(ACCOUNT, 'quick');
+    expect(quick.state).toBe('COMPLETED');
+    expect(await deliveriesAboutCase(quick.caseInstanceKey)).toEqual([
+      {
+        endpoint_id: 'ep_all',
+        event_id: webhookEventId('case_instance.completed', quick.caseInstanceKey),
+        type: 'case_instance.completed',
+        payload: {
+          type: 'case_instance.completed',
+          timestamp: await caseEndedAt(quick.caseInstanceKey),
+          data: { caseInstanceKey: quick.caseInstanceKey, caseDefinitionId: 'quick', version: 1 },
+        },
+      },
+    ]);
+
+    // Canceled (the REST cancel's command): terminated, its waiting task withdrawn.
+    const { caseInstanceKey: canceled } = await engine.startCase(ACCOUNT, 'exited');
+    await engine.caseCommand(ACCOUNT, canceled, 'cancel');
+    let all = await deliveriesAboutCase(canceled);
+    expect(all.map((d) => d.type)).toEqual(['user_task.created', 'case_instance.terminated']);
+    expect(all[1]).toMatchObject({
+      event_id: webhookEventId('case_instance.terminated', canceled),
+      payload: { timestamp: await caseEndedAt(canceled), data: { caseInstanceKey: canceled, caseDefinitionId: 'exited', version: 1 } },
+    });
+
+    // The plan model's exit criterion: terminated too, once.
+    const { caseInstanceKey: exited } = await engine.startCase(ACCOUNT, 'exited');
+    const items = Object.values((await engine.store.caseInstances.getCaseInstance(ACCOUNT, exited))!.document.planItems);
+    await engine.caseCommand(ACCOUNT, exited, 'occur', items.find((p) => p.id === 'L')!.key);
+    all = await deliveriesAboutCase(exited);
+    expect(all.map((d) => d.event_id)).toEqual([expect.any(String), webhookEventId('case_instance.terminated', exited)]);
+    expect((await engine.store.caseInstances.getCaseInstance(ACCOUNT, exited))!.state).toBe('TERMINATED');
   });
 
   it('writes only the types an endpoint is subscribed to, and nothing for an account without endpoints', async () => {

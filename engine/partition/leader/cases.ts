@@ -11,7 +11,7 @@ import { applyCase } from '../../cmmn/index.ts';
 import type { CaseApplyContext, CaseApplyResult, CaseCommand, CaseInstance } from '../../cmmn/index.ts';
 import type { CaseEffect, CaseTimer } from '../../cmmn/runtime/types.ts';
 import type { Command, Incident, Job } from '../../runtime/types.ts';
-import { incidentCreatedEvent, userTaskEvent, type IncidentWrite, type JobWrite, type TimerWrite } from '../../store/index.ts';
+import { caseEndedEvent, incidentCreatedEvent, userTaskEvent, type IncidentWrite, type JobWrite, type TimerWrite } from '../../store/index.ts';
 import { instanceVariablesProblem } from '../../limits.ts';
 import { kindIndex } from '../../metrics.ts';
 import type { CaseModels } from '../case-models.ts';
@@ -179,6 +179,12 @@ export class CaseCommands {
       // A case's jobs are all human tasks' (userTask) for the metrics.
       if (record.type === 'JOB_CREATED') tally.jobsCreated[USER]++;
       else if (record.type === 'JOB_FAILED') tally.jobsFailed[USER]++;
+      else if (record.type === 'CASE_INSTANCE_STARTED') tally.casesStarted++;
+      else if (record.type === 'CASE_INSTANCE_COMPLETED' || record.type === 'CASE_INSTANCE_TERMINATED') {
+        if (record.type === 'CASE_INSTANCE_COMPLETED') tally.casesCompleted++;
+        else tally.casesTerminated++;
+        batch.events!.push(caseEndedEvent(account, instance, record));
+      }
       if (record.type === 'INCIDENT_CREATED') {
         tally.incidentsCreated++;
         const incident = instance.incidents[record.incidentKey!];
